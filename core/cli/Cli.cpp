@@ -1,0 +1,76 @@
+#include "Cli.h"
+
+#include <iostream>
+#include <set>
+
+#include "program/LoadError.h"
+
+namespace torchir::cli {
+namespace {
+
+const char* kUsage =
+    "usage: torchir info FILE [--json] [--weights F] [--constants F]\n"
+    "       torchir table FILE [--json]\n"
+    "       torchir convert FILE.pt2 -o IR.json\n";
+
+// Options that take a value; everything else starting with -- is a flag.
+const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output"};
+
+}  // namespace
+
+bool Args::flag(const std::string& name) const {
+  for (const auto& [k, v] : options)
+    if (k == name) return true;
+  return false;
+}
+
+std::string Args::option(const std::string& name, const std::string& fallback) const {
+  for (const auto& [k, v] : options)
+    if (k == name) return v;
+  return fallback;
+}
+
+int run(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return kOk;
+    }
+    if (a.rfind("-", 0) == 0 && a.size() > 1) {
+      if (kValued.count(a)) {
+        if (i + 1 >= argc) {
+          std::cerr << "error: " << a << " needs a value\n" << kUsage;
+          return kBadInput;
+        }
+        args.options.emplace_back(a, argv[++i]);
+      } else {
+        args.options.emplace_back(a, "");
+      }
+    } else if (args.verb.empty()) {
+      args.verb = a;
+    } else {
+      args.positional.push_back(a);
+    }
+  }
+  if (args.positional.size() != 1) {
+    std::cerr << kUsage;
+    return kBadInput;
+  }
+  try {
+    if (args.verb == "info") return infoCommand(args);
+    if (args.verb == "table") return tableCommand(args);
+    if (args.verb == "convert") return convertCommand(args);
+  } catch (const LoadError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << args.positional.front() << ": " << e.what() << "\n";
+    return kBadInput;
+  }
+  std::cerr << "error: unknown command '" << args.verb << "'\n" << kUsage;
+  return kBadInput;
+}
+
+}  // namespace torchir::cli

@@ -1,0 +1,24 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace torchir::cli {
+
+/// Exit codes: 0 success, 1 the program itself is at fault, 2 unusable input or usage.
+enum Exit { kOk = 0, kProgramFault = 1, kBadInput = 2 };
+
+/// Parsed `torchir VERB FILE [--flag] [--option VALUE]` words.
+struct Args {
+  std::string verb;
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> options;  // --name value ("" for flags)
+  bool flag(const std::string& name) const;
+  std::string option(const std::string& name, const std::string& fallback = "") const;
+};
+
+int run(int argc, char** argv);
+int infoCommand(const Args& args);
+int tableCommand(const Args& args);
+int convertCommand(const Args& args);
+
+}  // namespace torchir::cli

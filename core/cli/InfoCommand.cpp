@@ -1,0 +1,79 @@
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "Cli.h"
+#include "program/ProgramLoader.h"
+#include "program/ProgramSummary.h"
+
+namespace torchir::cli {
+namespace {
+
+nlohmann::ordered_json shapeJson(const std::vector<Dim>& shape) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& d : shape) {
+    if (d.isSymbolic()) out.push_back(d.expr);
+    else out.push_back(d.hint);
+  }
+  return out;
+}
+
+std::string shapeText(const std::vector<Dim>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape[i].isSymbolic() ? shape[i].expr : std::to_string(shape[i].hint));
+  return s + "]";
+}
+
+}  // namespace
+
+int infoCommand(const Args& args) {
+  LoadOptions options{args.option("--weights"), args.option("--constants")};
+  const Program p = loadProgram(args.positional.front(), options);
+  const ProgramSummary s = summarize(p);
+  if (args.flag("--json")) {
+    nlohmann::ordered_json j;
+    j["model_name"] = s.modelName;
+    j["num_nodes"] = s.numNodes;
+    j["num_inputs"] = s.numInputs;
+    j["num_outputs"] = s.numOutputs;
+    j["num_weights"] = s.numWeights;
+    j["total_parameters"] = s.totalParameters;
+    j["input_shapes"] = nlohmann::ordered_json::object();
+    for (const auto& [name, shape] : s.inputShapes) j["input_shapes"][name] = shapeJson(shape);
+    j["output_shapes"] = nlohmann::ordered_json::object();
+    for (const auto& [name, shape] : s.outputShapes) j["output_shapes"][name] = shapeJson(shape);
+    j["op_distribution"] = nlohmann::ordered_json::object();
+    for (const auto& [op, n] : s.opDistribution) j["op_distribution"][op] = n;
+    j["format"] = p.source.format;
+    j["layout"] = p.source.layout;
+    j["torch_version"] = p.source.torchVersion;
+    j["schema_version"] = p.source.schemaVersion;
+    j["missing_data"] = s.missingData;
+    std::cout << j.dump(2) << "\n";
+    return kOk;
+  }
+  std::cout << "File: " << p.source.path << "\n"
+            << "Format: " << p.source.format << " (" << p.source.layout << ")\n"
+            << "Written by torch " << (p.source.torchVersion.empty() ? "?" : p.source.torchVersion)
+            << (p.source.schemaVersion.empty() ? "" : ", schema " + p.source.schemaVersion) << "\n"
+            << "Model: " << s.modelName << "\n"
+            << "Nodes: " << s.numNodes << "\nInputs: " << s.numInputs << "\nOutputs: " << s.numOutputs
+            << "\nWeights: " << s.numWeights << "\nTotal parameters: " << s.totalParameters << "\n";
+  std::cout << "\nInput shapes:\n";
+  for (const auto& [name, shape] : s.inputShapes) std::cout << "  " << name << ": " << shapeText(shape) << "\n";
+  std::cout << "\nOutput shapes:\n";
+  for (const auto& [name, shape] : s.outputShapes) std::cout << "  " << name << ": " << shapeText(shape) << "\n";
+  std::cout << "\nOp distribution:\n";
+  for (const auto& [op, n] : s.opDistribution) std::cout << "  " << op << ": " << n << "\n";
+  if (!s.missingData.empty()) {
+    std::cout << "\nNo data for " << s.missingData.size() << " weight(s) (supply them with --weights):\n";
+    for (const auto& k : s.missingData) std::cout << "  " << k << "\n";
+  }
+  return kOk;
+}
+
+int convertCommand(const Args&) {
+  return kBadInput;
+}
+
+}  // namespace torchir::cli

@@ -1,0 +1,386 @@
+#include "ExportedProgramReader.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "LoadError.h"
+
+namespace torchir {
+namespace {
+
+using nlohmann::json;
+
+/// The single key of a serialized union (`{"as_tensor": {...}}` -> "as_tensor").
+std::string unionKind(const json& u) {
+  if (!u.is_object() || u.empty()) return {};
+  return u.begin().key();
+}
+
+std::string displayTarget(const std::string& serialized) {
+  // str() of the Python object the deserializer resolves the target to.
+  static const std::string ops = "torch.ops.";
+  if (serialized.rfind(ops, 0) == 0) {
+    std::string t = serialized.substr(ops.size());
+    if (t.rfind("higher_order.", 0) == 0) return t.substr(13);
+    return t;
+  }
+  for (const char* module : {"_operator.", "math."})
+    if (serialized.rfind(module, 0) == 0) return "<built-in function " + serialized.substr(std::string(module).size()) + ">";
+  return serialized;
+}
+
+class Builder {
+ public:
+  Builder(const std::string& file, Program& p) : m_file(file), m_p(p) {}
+
+  void read(const json& ep) {
+    const auto& version = ep.at("schema_version");
+    const int major = version.at("major").get<int>();
+    if (major != kSupportedSchemaMajor)
+      fail("unsupported ExportedProgram schema version " + std::to_string(major) + "." +
+           std::to_string(version.value("minor", 0)) + " (this build reads " + std::to_string(kSupportedSchemaMajor) +
+           ".x)");
+    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(version.value("minor", 0));
+    m_p.source.torchVersion = ep.value("torch_version", "");
+
+    const json ranges = ep.value("range_constraints", json::object());
+    for (const auto& [sym, range] : ranges.items()) {
+      SymbolRange r;
+      r.min = readBound(range.at("min_val"));
+      r.max = readBound(range.at("max_val"));
+      m_p.symbolRanges[sym] = r;
+    }
+
+    const auto& gm = ep.at("graph_module");
+    const auto& graph = gm.at("graph");
+    m_tensorMeta = &graph.at("tensor_values");
+    m_symInts = graph.contains("sym_int_values") ? &graph.at("sym_int_values") : nullptr;
+    readSignatureInputs(gm.at("signature"), graph.at("inputs"));
+    for (const auto& n : graph.at("nodes")) readNode(n);
+    readOutputs(gm.at("signature"), graph);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) { throw LoadError(m_file, what); }
+
+  static std::optional<int64_t> readBound(const json& v) {
+    if (v.is_number_integer()) return v.get<int64_t>();
+    return std::nullopt;  // "Infinity", "-Infinity", null or a huge float: unbounded
+  }
+
+  Dim readDim(const json& symInt) {
+    const auto kind = unionKind(symInt);
+    if (kind == "as_int") return Dim{symInt.at("as_int").get<int64_t>(), {}};
+    if (kind == "as_expr") {
+      const auto& e = symInt.at("as_expr");
+      Dim d;
+      d.expr = e.at("expr_str").get<std::string>();
+      const auto& hint = e.value("hint", json());
+      if (hint.is_object() && hint.contains("as_int")) d.hint = hint.at("as_int").get<int64_t>();
+      else if (hint.is_number_integer()) d.hint = hint.get<int64_t>();
+      return d;
+    }
+    fail("malformed SymInt " + symInt.dump());
+  }
+
+  ValueId newValue(const std::string& name, ValueKind kind, NodeId producer, int index) {
+    Value v;
+    v.id = static_cast<ValueId>(m_p.values.size());
+    v.name = name;
+    v.kind = kind;
+    v.producer = producer;
+    v.outputIndex = index;
+    if (kind == ValueKind::Tensor) {
+      auto it = m_tensorMeta->find(name);
+      if (it == m_tensorMeta->end()) fail("tensor '" + name + "' has no entry in tensor_values");
+      const auto& meta = *it;
+      const auto dtype = dtypeFromSerialized(meta.at("dtype").get<int>());
+      v.dtype = dtype.value_or(DType::Unknown);
+      for (const auto& s : meta.at("sizes")) v.shape.push_back(readDim(s));
+      for (const auto& s : meta.at("strides")) v.strides.push_back(readDim(s).hint);
+      if (meta.contains("device") && meta.at("device").is_object()) {
+        const auto& dev = meta.at("device");
+        v.device = dev.at("type").get<std::string>();
+        if (dev.contains("index") && dev.at("index").is_number_integer())
+          v.device += ":" + std::to_string(dev.at("index").get<int>());
+      }
+    }
+    m_byName[name] = v.id;
+    m_p.values.push_back(std::move(v));
+    return m_p.values.back().id;
+  }
+
+  NodeId newNode(Opcode op, const std::string& name, const std::string& target) {
+    Node n;
+    n.id = static_cast<NodeId>(m_p.nodes.size());
+    n.opcode = op;
+    n.name = uniqueName(name);
+    n.target = target;
+    m_p.nodes.push_back(std::move(n));
+    return m_p.nodes.back().id;
+  }
+
+  /// FX's Graph namespace: a taken name gets `_1`, `_2`, ...
+  std::string uniqueName(const std::string& name) {
+    std::string candidate = name;
+    for (int k = 1; m_nodeNames.count(candidate); ++k) candidate = name + "_" + std::to_string(k);
+    m_nodeNames.insert(candidate);
+    return candidate;
+  }
+
+  ValueId lookup(const std::string& name) {
+    auto it = m_byName.find(name);
+    if (it == m_byName.end()) fail("argument names '" + name + "', which no earlier node produces");
+    return it->second;
+  }
+
+  void readSignatureInputs(const json& sig, const json& graphInputs) {
+    const auto& specs = sig.at("input_specs");
+    if (specs.size() != graphInputs.size()) fail("signature has " + std::to_string(specs.size()) +
+                                                 " input specs for " + std::to_string(graphInputs.size()) + " graph inputs");
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const auto& spec = specs[i];
+      const auto kind = unionKind(spec);
+      const auto& body = spec.at(kind);
+      InputSpec s;
+      const auto& in = graphInputs[i];
+      const auto inKind = unionKind(in);
+      std::string name;
+      ValueKind vk = ValueKind::Tensor;
+      if (inKind == "as_tensor") name = in.at("as_tensor").at("name");
+      else if (inKind == "as_custom_obj") name = in.at("as_custom_obj").at("name"), vk = ValueKind::CustomObj;
+      else if (inKind == "as_sym_int") name = in.at("as_sym_int").at("as_name"), vk = ValueKind::SymInt;
+      else if (inKind == "as_token") name = in.at("as_token").at("name"), vk = ValueKind::Token;
+      else {
+        vk = ValueKind::None;  // a constant input
+        name = body.contains("arg") && body.at("arg").contains("name") ? body.at("arg").at("name").get<std::string>()
+                                                                      : "arg" + std::to_string(i);
+      }
+      if (kind == "user_input") s.kind = InputKind::UserInput;
+      else if (kind == "parameter") s.kind = InputKind::Parameter, s.target = body.at("parameter_name");
+      else if (kind == "buffer")
+        s.kind = InputKind::Buffer, s.target = body.at("buffer_name"), s.persistent = body.value("persistent", true);
+      else if (kind == "tensor_constant") s.kind = InputKind::TensorConstant, s.target = body.at("tensor_constant_name");
+      else if (kind == "custom_obj") s.kind = InputKind::CustomObj, s.target = body.at("custom_obj_name");
+      else if (kind == "token") s.kind = InputKind::Token;
+      else if (kind == "constant_input") s.kind = InputKind::ConstantInput;
+      else fail("unknown input spec kind '" + kind + "'");
+      const NodeId node = newNode(Opcode::Placeholder, name, name);
+      const ValueId v = newValue(name, vk, node, 0);
+      m_p.nodes[node].outputs.push_back(v);
+      s.value = v;
+      m_p.inputs.push_back(s);
+    }
+  }
+
+  /// Records the values an argument names, in order.
+  void collectValues(const json& arg, std::vector<ValueId>& out) {
+    const auto kind = unionKind(arg);
+    const auto& body = arg.at(kind);
+    if (kind == "as_tensor" || kind == "as_custom_obj") out.push_back(lookup(body.at("name")));
+    else if (kind == "as_tensors")
+      for (const auto& t : body) out.push_back(lookup(t.at("name")));
+    else if (kind == "as_optional_tensors")
+      for (const auto& t : body) {
+        if (unionKind(t) == "as_tensor") out.push_back(lookup(t.at("as_tensor").at("name")));
+      }
+    else if (kind == "as_optional_tensor") {
+      if (unionKind(body) == "as_tensor") out.push_back(lookup(body.at("as_tensor").at("name")));
+    } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
+      if (unionKind(body) == "as_name") out.push_back(lookup(body.at("as_name")));
+    } else if (kind == "as_sym_ints" || kind == "as_sym_floats" || kind == "as_sym_bools") {
+      for (const auto& s : body)
+        if (unionKind(s) == "as_name") out.push_back(lookup(s.at("as_name")));
+    } else if (kind == "as_graph") {
+      out.push_back(lookup(body.at("name")));
+    }
+  }
+
+  void readNode(const json& sn) {
+    const std::string serializedTarget = sn.at("target");
+    const auto& outs = sn.at("outputs");
+    // Graph arguments of higher-order ops become get_attr nodes before the call, as in FX.
+    for (const auto& in : sn.at("inputs")) {
+      if (unionKind(in.at("arg")) != "as_graph") continue;
+      const std::string gname = in.at("arg").at("as_graph").at("name");
+      const NodeId g = newNode(Opcode::GetAttr, gname, gname);
+      m_p.nodes[g].outputs.push_back(newValue(gname, ValueKind::CustomObj, g, 0));
+    }
+    std::string name = sn.value("name", "");
+    if (name.empty() && outs.size() == 1) {
+      const auto k = unionKind(outs[0]);
+      if (k == "as_tensor") name = outs[0].at("as_tensor").at("name");
+      else if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") name = outs[0].at(k).value("as_name", "");
+    }
+    const std::string target = displayTarget(serializedTarget);
+    if (name.empty()) {
+      // FX names an unnamed node after its target's op name
+      auto t = target.substr(target.find('.') + 1);
+      name = t.substr(0, t.find('.'));
+    }
+    const NodeId id = newNode(Opcode::CallFunction, name, target);
+    {
+      Node& node = m_p.nodes[id];
+      node.inputs.reserve(sn.at("inputs").size());
+    }
+    for (const auto& in : sn.at("inputs")) {
+      NodeArgument a;
+      a.name = in.value("name", "");
+      a.keyword = in.value("kind", 1) == 2;
+      a.arg = in.at("arg");
+      collectValues(a.arg, a.values);
+      for (ValueId v : a.values) m_p.values[v].users.push_back(id);
+      m_p.nodes[id].inputs.push_back(std::move(a));
+    }
+    readMetadata(sn.value("metadata", json::object()), m_p.nodes[id]);
+    readNodeOutputs(sn, id);
+  }
+
+  static void readMetadata(const json& meta, Node& node) {
+    if (meta.contains("stack_trace") && meta.at("stack_trace").is_string()) node.stackTrace = meta.at("stack_trace");
+    if (meta.contains("nn_module_stack") && meta.at("nn_module_stack").is_string()) {
+      // "key,path,type;key,path,type": outermost first; the root module has an empty path.
+      const std::string s = meta.at("nn_module_stack");
+      std::size_t start = 0;
+      while (start < s.size()) {
+        auto end = s.find(';', start);
+        if (end == std::string::npos) end = s.size();
+        const std::string item = s.substr(start, end - start);
+        const auto c1 = item.find(',');
+        const auto c2 = item.find(',', c1 + 1);
+        if (c1 != std::string::npos && c2 != std::string::npos) {
+          ModuleFrame f{item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
+          if (!f.path.empty()) node.moduleStack.push_back(std::move(f));
+        }
+        start = end + 1;
+      }
+    }
+  }
+
+  void readNodeOutputs(const json& sn, NodeId id) {
+    const auto& outs = sn.at("outputs");
+    if (outs.empty()) return;
+    if (outs.size() == 1) {
+      const auto k = unionKind(outs[0]);
+      const bool hopTuple = sn.contains("is_hop_single_tensor_return") &&
+                            sn.at("is_hop_single_tensor_return").is_boolean() &&
+                            !sn.at("is_hop_single_tensor_return").get<bool>();
+      if (k == "as_tensor" && !hopTuple) {
+        addOutput(id, outs[0].at("as_tensor").at("name"), ValueKind::Tensor, 0);
+        return;
+      }
+      if ((k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") && !hopTuple) {
+        const auto vk = k == "as_sym_int" ? ValueKind::SymInt : k == "as_sym_float" ? ValueKind::SymFloat : ValueKind::SymBool;
+        addOutput(id, outs[0].at(k).at("as_name"), vk, 0);
+        return;
+      }
+      if (k == "as_none") {
+        m_p.nodes[id].name = uniqueName(m_p.nodes[id].name + "_unused");
+        return;
+      }
+      if (k == "as_tensors") {
+        m_p.nodes[id].returnsTuple = true;
+        int idx = 0;
+        for (const auto& t : outs[0].at("as_tensors")) addGetitem(id, t.at("name"), ValueKind::Tensor, idx++);
+        return;
+      }
+    }
+    m_p.nodes[id].returnsTuple = true;
+    int idx = 0;
+    for (const auto& o : outs) {
+      const auto k = unionKind(o);
+      if (k == "as_tensor") addGetitem(id, o.at("as_tensor").at("name"), ValueKind::Tensor, idx);
+      else if (k == "as_sym_int" || k == "as_sym_float") addGetitem(id, o.at(k).at("as_name"),
+                                                                    k == "as_sym_int" ? ValueKind::SymInt : ValueKind::SymFloat, idx);
+      else if (k == "as_none") addGetitem(id, "as_none", ValueKind::None, idx);
+      else if (k == "as_tensors") {
+        // a list output: FX reaches its tensors through a getitem of a getitem
+        const NodeId list = newNode(Opcode::CallFunction, "getitem", "<built-in function getitem>");
+        m_p.nodes[list].inputs.push_back(getitemArg(id, idx));
+        m_p.nodes[list].returnsTuple = true;
+        int j = 0;
+        for (const auto& t : o.at("as_tensors")) addGetitem(list, t.at("name"), ValueKind::Tensor, j++);
+      } else fail("node '" + m_p.nodes[id].name + "' has an output of unsupported kind '" + k + "'");
+      ++idx;
+    }
+  }
+
+  void addOutput(NodeId id, const std::string& name, ValueKind kind, int index) {
+    m_p.nodes[id].outputs.push_back(newValue(name, kind, id, index));
+  }
+
+  NodeArgument getitemArg(NodeId producer, int index) {
+    NodeArgument a;
+    a.name = "";
+    a.arg = json{{"as_node", m_p.nodes[producer].name}, {"index", index}};
+    return a;
+  }
+
+  /// `getitem(producer, index)`: the FX node that picks one output of a multi-output op.
+  void addGetitem(NodeId producer, const std::string& name, ValueKind kind, int index) {
+    const NodeId g = newNode(Opcode::CallFunction, name, "<built-in function getitem>");
+    m_p.nodes[g].inputs.push_back(getitemArg(producer, index));
+    m_p.nodes[g].stackTrace = m_p.nodes[producer].stackTrace;
+    m_p.nodes[g].moduleStack = m_p.nodes[producer].moduleStack;
+    // The value is produced by the op (at `index`); the getitem node only names it.
+    const ValueId v = kind == ValueKind::None ? newValue(m_p.nodes[g].name, kind, producer, index)
+                                              : newValue(name, kind, producer, index);
+    m_p.values[v].producer = producer;
+    m_p.nodes[producer].outputs.push_back(v);
+    m_p.nodes[g].outputs.push_back(v);
+  }
+
+  void readOutputs(const json& sig, const json& graph) {
+    const auto& specs = sig.at("output_specs");
+    const auto& outs = graph.at("outputs");
+    if (specs.size() != outs.size()) fail("signature has " + std::to_string(specs.size()) + " output specs for " +
+                                          std::to_string(outs.size()) + " graph outputs");
+    const NodeId out = newNode(Opcode::Output, "output", "output");
+    m_p.nodes[out].returnsTuple = !graph.value("is_single_tensor_return", false);
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const auto kind = unionKind(specs[i]);
+      const auto& body = specs[i].at(kind);
+      OutputSpec s;
+      static const std::unordered_map<std::string, OutputKind> kinds = {
+          {"user_output", OutputKind::UserOutput}, {"loss_output", OutputKind::LossOutput},
+          {"buffer_mutation", OutputKind::BufferMutation}, {"gradient_to_parameter", OutputKind::GradientToParameter},
+          {"gradient_to_user_input", OutputKind::GradientToUserInput},
+          {"user_input_mutation", OutputKind::UserInputMutation}, {"token", OutputKind::Token},
+          {"parameter_mutation", OutputKind::ParameterMutation}};
+      auto it = kinds.find(kind);
+      if (it == kinds.end()) fail("unknown output spec kind '" + kind + "'");
+      s.kind = it->second;
+      for (const char* key : {"buffer_name", "parameter_name", "user_input_name"})
+        if (body.contains(key)) s.target = body.at(key);
+      NodeArgument a;
+      a.arg = outs[i];
+      collectValues(a.arg, a.values);
+      if (a.values.empty()) s.constant = outs[i];
+      else s.value = a.values.front();
+      for (ValueId v : a.values) m_p.values[v].users.push_back(out);
+      m_p.nodes[out].inputs.push_back(std::move(a));
+      m_p.outputs.push_back(s);
+    }
+  }
+
+  std::string m_file;
+  Program& m_p;
+  const json* m_tensorMeta = nullptr;
+  const json* m_symInts = nullptr;
+  std::unordered_map<std::string, ValueId> m_byName;
+  std::unordered_set<std::string> m_nodeNames;
+};
+
+}  // namespace
+
+void readExportedProgram(const nlohmann::json& ep, const std::string& file, Program& program) {
+  try {
+    Builder(file, program).read(ep);
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    throw LoadError(file, "ExportedProgram JSON is missing a required field or has a wrong type (" +
+                              what.substr(what.find(']') + 2) + ")");
+  }
+}
+
+}  // namespace torchir

@@ -1,0 +1,74 @@
+#include "Program.h"
+
+namespace torchir {
+
+std::string_view opcodeName(Opcode op) {
+  switch (op) {
+    case Opcode::Placeholder: return "placeholder";
+    case Opcode::CallFunction: return "call_function";
+    case Opcode::GetAttr: return "get_attr";
+    case Opcode::Output: return "output";
+  }
+  return "?";
+}
+
+std::string_view inputKindName(InputKind k) {
+  switch (k) {
+    case InputKind::UserInput: return "user_input";
+    case InputKind::Parameter: return "parameter";
+    case InputKind::Buffer: return "buffer";
+    case InputKind::TensorConstant: return "tensor_constant";
+    case InputKind::CustomObj: return "custom_obj";
+    case InputKind::Token: return "token";
+    case InputKind::ConstantInput: return "constant_input";
+  }
+  return "?";
+}
+
+std::string_view outputKindName(OutputKind k) {
+  switch (k) {
+    case OutputKind::UserOutput: return "user_output";
+    case OutputKind::LossOutput: return "loss_output";
+    case OutputKind::BufferMutation: return "buffer_mutation";
+    case OutputKind::GradientToParameter: return "gradient_to_parameter";
+    case OutputKind::GradientToUserInput: return "gradient_to_user_input";
+    case OutputKind::UserInputMutation: return "user_input_mutation";
+    case OutputKind::Token: return "token";
+    case OutputKind::ParameterMutation: return "parameter_mutation";
+  }
+  return "?";
+}
+
+std::optional<ValueId> Program::findValue(const std::string& name) const {
+  for (const auto& v : values)
+    if (v.name == name) return v.id;
+  return std::nullopt;
+}
+
+std::optional<NodeId> Program::findNode(const std::string& name) const {
+  for (const auto& n : nodes)
+    if (n.name == name) return n.id;
+  return std::nullopt;
+}
+
+bool Program::isDynamic() const {
+  for (const auto& v : values)
+    for (const auto& d : v.shape)
+      if (d.isSymbolic()) return true;
+  return false;
+}
+
+std::vector<std::string> Program::missingData() const {
+  std::vector<std::string> out;
+  for (const auto& [key, t] : weights)
+    if (!t.hasData()) out.push_back(key);
+  return out;
+}
+
+const InputSpec* Program::inputSpecFor(ValueId v) const {
+  for (const auto& s : inputs)
+    if (s.value == v) return &s;
+  return nullptr;
+}
+
+}  // namespace torchir

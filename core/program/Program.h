@@ -1,0 +1,133 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "DType.h"
+#include "TensorData.h"
+
+namespace torchir {
+
+using ValueId = int32_t;
+using NodeId = int32_t;
+constexpr int32_t kNone = -1;
+
+/// One dimension: a concrete size, or a symbol (`s0`, `s0*2`) with the size it had when exported.
+struct Dim {
+  int64_t hint = 0;
+  std::string expr;  // empty when concrete
+  bool isSymbolic() const { return !expr.empty(); }
+};
+
+enum class ValueKind : uint8_t { Tensor, SymInt, SymFloat, SymBool, CustomObj, Token, None };
+
+/// A value of the graph: what one node output (or a placeholder) holds. Dense ids.
+struct Value {
+  ValueId id = kNone;
+  std::string name;
+  ValueKind kind = ValueKind::Tensor;
+  DType dtype = DType::Unknown;
+  std::vector<Dim> shape;
+  std::vector<int64_t> strides;
+  std::string device = "cpu";
+  NodeId producer = kNone;
+  int outputIndex = 0;  // which output of the producer
+  std::vector<NodeId> users;
+};
+
+enum class Opcode : uint8_t { Placeholder, CallFunction, GetAttr, Output };
+std::string_view opcodeName(Opcode op);
+
+/// One argument as the node passes it: schema name, positional or keyword, and the serialized
+/// ExportedProgram argument union (`{"as_tensor": {"name": "x"}}`), with the values it names.
+struct NodeArgument {
+  std::string name;
+  bool keyword = false;
+  nlohmann::json arg;
+  std::vector<ValueId> values;  // tensor/symbol values named in `arg`, in order
+};
+
+/// A frame of the `nn_module_stack`: module path (`layer1.0.conv1`) and its class.
+struct ModuleFrame {
+  std::string path;
+  std::string type;
+};
+
+/// One FX node. Multi-output ops are followed by one `getitem` node per output, as in FX.
+struct Node {
+  NodeId id = kNone;
+  Opcode opcode = Opcode::CallFunction;
+  std::string name;
+  std::string target;  // "aten.conv2d.default", "<built-in function getitem>", placeholder name
+  std::vector<NodeArgument> inputs;
+  std::vector<ValueId> outputs;
+  bool returnsTuple = false;  // outputs are reached through getitem nodes
+  std::string stackTrace;
+  std::vector<ModuleFrame> moduleStack;  // outermost first
+};
+
+enum class InputKind : uint8_t { UserInput, Parameter, Buffer, TensorConstant, CustomObj, Token, ConstantInput };
+enum class OutputKind : uint8_t {
+  UserOutput, LossOutput, BufferMutation, GradientToParameter, GradientToUserInput, UserInputMutation, Token,
+  ParameterMutation
+};
+std::string_view inputKindName(InputKind k);
+std::string_view outputKindName(OutputKind k);
+
+struct InputSpec {
+  InputKind kind = InputKind::UserInput;
+  ValueId value = kNone;
+  std::string target;  // state_dict key / constant name for weights
+  bool persistent = true;
+};
+
+struct OutputSpec {
+  OutputKind kind = OutputKind::UserOutput;
+  ValueId value = kNone;  // kNone when the output is a constant
+  nlohmann::json constant;
+  std::string target;
+};
+
+struct SymbolRange {
+  std::optional<int64_t> min, max;  // nullopt: unbounded
+};
+
+/// Which file format a program came from, and which layout inside it.
+struct SourceInfo {
+  std::string path;
+  std::string format;  // "pt2" or "ir-json"
+  std::string layout;  // "pt2-archive", "pt2-archive (pickled weights, torch 2.8)", "flat zip (torch 2.6/2.7)"
+  std::string torchVersion;
+  std::string schemaVersion;  // "8.13"
+  std::string modelName;
+};
+
+/// An exported program, immutable after load. Node ids equal their position in `nodes`.
+struct Program {
+  SourceInfo source;
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  std::vector<InputSpec> inputs;    // one per placeholder, in order
+  std::vector<OutputSpec> outputs;  // one per output of the output node
+  std::map<std::string, SymbolRange> symbolRanges;
+  /// Weights, buffers and lifted constants by state_dict key / constant name.
+  std::map<std::string, TensorData> weights;
+  /// Sample inputs stored with the program (user inputs, in order), if any.
+  std::vector<TensorData> sampleInputs;
+
+  const Value& value(ValueId id) const { return values.at(static_cast<std::size_t>(id)); }
+  const Node& node(NodeId id) const { return nodes.at(static_cast<std::size_t>(id)); }
+  std::optional<ValueId> findValue(const std::string& name) const;
+  std::optional<NodeId> findNode(const std::string& name) const;
+  bool isDynamic() const;
+  /// State_dict keys whose tensors have no bytes (meta export, missing file).
+  std::vector<std::string> missingData() const;
+  /// The placeholder's weight key, when the placeholder is a parameter/buffer/constant.
+  const InputSpec* inputSpecFor(ValueId v) const;
+};
+
+}  // namespace torchir

@@ -1,0 +1,60 @@
+#include "TensorData.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace torchir {
+
+int64_t TensorData::numel() const {
+  int64_t n = 1;
+  for (auto s : sizes) n *= s;
+  return n;
+}
+
+std::size_t TensorData::bytesSpanned() const {
+  if (numel() == 0) return 0;
+  int64_t last = storageOffset;
+  for (std::size_t i = 0; i < sizes.size(); ++i) last += (sizes[i] - 1) * strides[i];
+  return static_cast<std::size_t>(last + 1) * dtypeItemSize(dtype);
+}
+
+std::vector<int64_t> TensorData::contiguousStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(sizes[i], 1);
+  return strides;
+}
+
+bool TensorData::isContiguous() const {
+  int64_t expected = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+std::vector<std::byte> TensorData::contiguousBytes() const {
+  if (!hasData()) throw std::logic_error("tensor has no data");
+  const std::size_t item = dtypeItemSize(dtype);
+  const auto n = static_cast<std::size_t>(numel());
+  std::vector<std::byte> out(n * item);
+  const std::byte* base = storage->data + storageOffset * item;
+  if (isContiguous()) {
+    std::memcpy(out.data(), base, out.size());
+    return out;
+  }
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (std::size_t d = 0; d < sizes.size(); ++d) off += index[d] * strides[d];
+    std::memcpy(out.data() + k * item, base + off * item, item);
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace torchir

@@ -1,0 +1,39 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "DType.h"
+
+namespace torchir {
+
+/// Bytes of one untyped storage. `owner` keeps them alive (a MappedFile, a buffer, ...).
+/// A storage with no bytes but a non-zero declared size is "no data" (a meta/fake export).
+struct Storage {
+  const std::byte* data = nullptr;
+  std::size_t nbytes = 0;
+  std::shared_ptr<const void> owner;
+  std::string origin;  // where the bytes come from, e.g. "model.pt2:data/weights/weight_0"
+};
+
+/// A strided view on a storage, torch's model without torch: weights and sample inputs.
+struct TensorData {
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  int64_t storageOffset = 0;  // in elements
+  std::shared_ptr<const Storage> storage;
+
+  int64_t numel() const;
+  /// Bytes the view reaches into its storage, from storageOffset to the last element.
+  std::size_t bytesSpanned() const;
+  bool hasData() const { return storage && storage->data && storage->nbytes >= bytesSpanned(); }
+  bool isContiguous() const;
+  /// The elements in row-major order (copies only when the view is not contiguous).
+  std::vector<std::byte> contiguousBytes() const;
+  static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
+};
+
+}  // namespace torchir
