@@ -72,8 +72,4 @@ int infoCommand(const Args& args) {
   return kOk;
 }
 
-int convertCommand(const Args&) {
-  return kBadInput;
-}
-
 }  // namespace torchir::cli

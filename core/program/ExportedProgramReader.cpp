@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "LoadError.h"
+#include "SymbolExpr.h"
 
 namespace torchir {
 namespace {
@@ -74,7 +75,7 @@ class Builder {
     if (kind == "as_expr") {
       const auto& e = symInt.at("as_expr");
       Dim d;
-      d.expr = e.at("expr_str").get<std::string>();
+      d.expr = readableSymbolExpr(e.at("expr_str").get<std::string>());
       const auto& hint = e.value("hint", json());
       if (hint.is_object() && hint.contains("as_int")) d.hint = hint.at("as_int").get<int64_t>();
       else if (hint.is_number_integer()) d.hint = hint.get<int64_t>();
@@ -236,7 +237,7 @@ class Builder {
     readNodeOutputs(sn, id);
   }
 
-  static void readMetadata(const json& meta, Node& node) {
+  void readMetadata(const json& meta, Node& node) {
     if (meta.contains("stack_trace") && meta.at("stack_trace").is_string()) node.stackTrace = meta.at("stack_trace");
     if (meta.contains("nn_module_stack") && meta.at("nn_module_stack").is_string()) {
       // "key,path,type;key,path,type": outermost first; the root module has an empty path.
@@ -251,6 +252,7 @@ class Builder {
         if (c1 != std::string::npos && c2 != std::string::npos) {
           ModuleFrame f{item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
           if (!f.path.empty()) node.moduleStack.push_back(std::move(f));
+          else if (m_p.source.modelName.empty()) m_p.source.modelName = f.type.substr(f.type.rfind('.') + 1);
         }
         start = end + 1;
       }

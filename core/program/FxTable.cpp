@@ -16,7 +16,8 @@ std::string join(const std::vector<std::string>& items, bool tuple, const char* 
 
 class Renderer {
  public:
-  explicit Renderer(const Program& p) : m_p(p), m_holder(p.values.size()) {
+  explicit Renderer(const Program& p)
+      : m_p(p), m_holder(p.values.size()), m_irNames(p.source.format == "ir-json") {
     // A reference prints the FX node holding the value: the op, or the getitem that picks it.
     for (const auto& n : p.nodes)
       for (ValueId v : n.outputs) m_holder[static_cast<std::size_t>(v)] = n.id;
@@ -49,7 +50,12 @@ class Renderer {
     const auto k = a.begin().key();
     const auto& b = a.at(k);
     if (k == "as_none") return "None";
+    if (k == "as_tensor" && m_irNames) {
+      ++next;
+      return b.at("name").get<std::string>();  // IR inputs name the tensor itself (topk_0)
+    }
     if (k == "as_tensor" || k == "as_custom_obj" || k == "as_graph") return holderName(*next++);
+    if (k == "as_ir_attr") return pythonLiteral(b);
     if (k == "as_tensors") {
       std::vector<std::string> items;
       for (std::size_t i = 0; i < b.size(); ++i) items.push_back(holderName(*next++));
@@ -108,6 +114,21 @@ class Renderer {
     return b.dump();
   }
 
+  /// A JSON value as the Python literal it was (pytorch-ir attributes).
+  std::string pythonLiteral(const json& v) const {
+    if (v.is_null()) return "None";
+    if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+    if (v.is_number_float()) return pythonFloatRepr(v.get<double>());
+    if (v.is_string()) return pythonStringRepr(v.get<std::string>());
+    if (v.is_array()) return listOf(v, [this](const json& x) { return pythonLiteral(x); });
+    if (v.is_object()) {
+      std::vector<std::string> items;
+      for (const auto& [key, x] : v.items()) items.push_back(pythonStringRepr(key) + ": " + pythonLiteral(x));
+      return join(items, false, "{", "}");
+    }
+    return v.dump();
+  }
+
   static std::vector<std::string> intStrings(const json& l) {
     std::vector<std::string> out;
     for (const auto& x : l) out.push_back(x.dump());
@@ -147,6 +168,7 @@ class Renderer {
  private:
   const Program& m_p;
   std::vector<NodeId> m_holder;
+  bool m_irNames;
 };
 
 }  // namespace

@@ -1,20 +1,28 @@
 #include "ProgramLoader.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "LoadError.h"
+#include "IrReader.h"
 #include "Pt2Reader.h"
+#include "WeightsFile.h"
 
 namespace torchir {
 
 Program loadProgram(const std::string& path, const LoadOptions& options) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw LoadError(path, "cannot open file");
+  if (!f) throw LoadError(path, std::strerror(errno));
   char magic[2] = {0, 0};
   f.read(magic, 2);
-  (void)options;
-  if (magic[0] == 'P' && magic[1] == 'K') return readPt2(path);
-  throw LoadError(path, "neither a .pt2 archive nor an IR JSON file");
+  Program program;
+  if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path);
+  else if (magic[0] == '{' || magic[0] == ' ' || magic[0] == '\n') program = readIrJson(path);
+  else throw LoadError(path, "neither a .pt2 archive nor an IR JSON file");
+  if (!options.weightsPath.empty()) supplyWeights(program, options.weightsPath);
+  if (!options.constantsPath.empty()) supplyWeights(program, options.constantsPath);
+  return program;
 }
 
 }  // namespace torchir

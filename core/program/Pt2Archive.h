@@ -16,6 +16,10 @@ class Pt2Archive {
  public:
   /// Throws LoadError (not a zip, truncated, no root folder, ...).
   explicit Pt2Archive(const std::string& path);
+  /// A zip held inside another file's bytes, e.g. the stored (uncompressed) torch.save record
+  /// `data/sample_inputs/model.pt` of a `.pt2`: read in place, `bytes->owner` keeps them alive.
+  /// path() is `bytes->origin`.
+  explicit Pt2Archive(std::shared_ptr<const Storage> bytes);
   ~Pt2Archive();
   Pt2Archive(const Pt2Archive&) = delete;
   Pt2Archive& operator=(const Pt2Archive&) = delete;

@@ -6,6 +6,7 @@
 #include "LenientJson.h"
 #include "LoadError.h"
 #include "Pt2Archive.h"
+#include "TorchSaveReader.h"
 
 namespace torchir {
 namespace {
@@ -98,9 +99,14 @@ Program readPt2(const std::string& path) {
   } else {
     program.source.layout = "pt2-archive (no weights)";
   }
+  try {
+    program.sampleInputs = readSampleInputs(archive);
+  } catch (const LoadError&) {
+    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
+  }
   auto slash = path.find_last_of('/');
   auto base = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  program.source.modelName = base.substr(0, base.find('.'));
+  if (program.source.modelName.empty()) program.source.modelName = base.substr(0, base.find('.'));
   return program;
 }
 

@@ -58,8 +58,10 @@ TensorMap readSafetensors(const std::string& path) {
       if (!dtype) throw LoadError(path, "tensor '" + name + "' has unknown dtype " + code);
       t.dtype = *dtype;
       t.sizes = entry.at("shape").get<std::vector<int64_t>>();
+      int64_t bytes = static_cast<int64_t>(dtypeItemSize(t.dtype));
       for (auto s : t.sizes)
-        if (s < 0) throw LoadError(path, "tensor '" + name + "' has a negative dimension");
+        if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes))
+          throw LoadError(path, "tensor '" + name + "' has an impossible shape (negative or overflowing size)");
       t.strides = TensorData::contiguousStrides(t.sizes);
       const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
       if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > available)

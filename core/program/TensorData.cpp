@@ -39,6 +39,7 @@ std::vector<std::byte> TensorData::contiguousBytes() const {
   const std::size_t item = dtypeItemSize(dtype);
   const auto n = static_cast<std::size_t>(numel());
   std::vector<std::byte> out(n * item);
+  if (out.empty()) return out;
   const std::byte* base = storage->data + storageOffset * item;
   if (isContiguous()) {
     std::memcpy(out.data(), base, out.size());

@@ -29,7 +29,9 @@ struct TensorData {
   int64_t numel() const;
   /// Bytes the view reaches into its storage, from storageOffset to the last element.
   std::size_t bytesSpanned() const;
-  bool hasData() const { return storage && storage->data && storage->nbytes >= bytesSpanned(); }
+  bool hasData() const {
+    return numel() == 0 || (storage && storage->data && storage->nbytes >= bytesSpanned());
+  }
   bool isContiguous() const;
   /// The elements in row-major order (copies only when the view is not contiguous).
   std::vector<std::byte> contiguousBytes() const;

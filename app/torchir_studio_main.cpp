@@ -1,0 +1,82 @@
+// torchir-studio [FILE] [--screenshot PATH]: opens FILE, or the bundled demo without one.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <cstring>
+
+#include "StudioConfig.h"
+#include "session/AppIdentity.h"
+#include "windows/MainWindow.h"
+#include "windows/WindowScreenshot.h"
+
+namespace {
+
+const QCommandLineOption kScreenshotOption(
+    QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the program is shown, then exit."),
+    QStringLiteral("PATH"));
+
+void setUpApplication(QCommandLineParser& parser) {
+  torchir::ui::applyApplicationIdentity();
+  QCoreApplication::setApplicationVersion(QStringLiteral(TORCHIR_STUDIO_VERSION));
+  parser.setApplicationDescription(QStringLiteral("A debugger for PyTorch exported programs."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("file"),
+                               QStringLiteral("Program to open (.pt2 or IR JSON); the demo program if omitted."),
+                               QStringLiteral("[FILE]"));
+  parser.addOption(kScreenshotOption);
+}
+
+// --help and --version only print; they should work where there is no display to open.
+bool onlyPrints(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    for (const char* flag : {"-h", "--help", "--help-all", "-v", "--version"}) {
+      if (std::strcmp(argv[i], flag) == 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (onlyPrints(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    setUpApplication(parser);
+    parser.process(app);  // prints and exits
+    return 0;
+  }
+
+  QApplication app(argc, argv);
+  QApplication::setApplicationDisplayName(QStringLiteral("torchir studio"));
+  QCommandLineParser parser;
+  setUpApplication(parser);
+  parser.process(app);
+
+  QString file = parser.positionalArguments().value(0);
+  const QString screenshotPath = parser.value(kScreenshotOption);
+
+  torchir::ui::MainWindow window;
+  // Screenshots for the docs should not depend on the last saved window size.
+  if (!screenshotPath.isEmpty()) window.resize(1400, 860);
+  window.show();
+
+  if (file.isEmpty()) {
+    file = QStringLiteral(TORCHIR_STUDIO_DEMO_PROGRAM);
+    if (!QFileInfo::exists(file)) {
+      window.showHint(QStringLiteral("No demo program at %1 — open a .pt2 with File › Open (Ctrl+O).").arg(file));
+      file.clear();
+    }
+  }
+
+  if (!screenshotPath.isEmpty()) {
+    QObject::connect(&window, &torchir::ui::MainWindow::programShown, &window,
+                     [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 0); });
+    QObject::connect(&window, &torchir::ui::MainWindow::loadFailed, &window,
+                     [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 1); });
+    if (file.isEmpty()) torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);
+  }
+  if (!file.isEmpty()) window.openFile(file);
+  return app.exec();
+}

@@ -1,0 +1,241 @@
+#include "IrReader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "LenientJson.h"
+#include "LoadError.h"
+#include "Safetensors.h"
+#include "TensorValues.h"
+
+namespace torchir {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Attribute values move into the program's argument type; NaN and infinities survive.
+nlohmann::json unordered(const Json& j) {
+  if (j.is_object()) {
+    auto out = nlohmann::json::object();
+    for (const auto& [k, v] : j.items()) out[k] = unordered(v);
+    return out;
+  }
+  if (j.is_array()) {
+    auto out = nlohmann::json::array();
+    for (const auto& v : j) out.push_back(unordered(v));
+    return out;
+  }
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_number_unsigned()) return j.get<uint64_t>();
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_string()) return j.get<std::string>();
+  return nullptr;
+}
+
+class IrBuilder {
+ public:
+  IrBuilder(const std::string& path, Program& p) : m_path(path), m_p(p) {}
+
+  void read(const Json& ir) {
+    for (const char* key : {"graph_inputs", "graph_outputs", "weights", "nodes"})
+      if (!ir.contains(key)) fail(std::string("not a pytorch-ir IR: required key '") + key + "' is missing");
+    m_p.source.modelName = ir.value("model_name", "");
+    m_p.source.torchVersion = ir.value("pytorch_version", "");
+    const Json mapping = ir.value("weight_name_mapping", Json::object());
+    std::unordered_map<std::string, const Json*> weightMeta;
+    for (const auto& w : ir.at("weights")) weightMeta[w.at("name").get<std::string>()] = &w;
+    const Json constants = ir.value("constants", Json::object());
+
+    // Weight placeholders in the order export lists them, then the user inputs.
+    for (const auto& [placeholder, key] : mapping.items()) {
+      const auto it = weightMeta.find(key.get<std::string>());
+      if (it == weightMeta.end()) fail("weight_name_mapping names '" + key.get<std::string>() + "', which is not in weights");
+      InputSpec spec;
+      spec.kind = constants.contains(key.get<std::string>()) || placeholder.rfind("c_", 0) == 0 ? InputKind::TensorConstant
+                  : placeholder.rfind("b_", 0) == 0                                              ? InputKind::Buffer
+                                                                                                 : InputKind::Parameter;
+      spec.target = key.get<std::string>();
+      spec.value = placeholderFor(placeholder, *it->second);
+      m_p.inputs.push_back(spec);
+    }
+    for (const auto& in : ir.at("graph_inputs")) {
+      InputSpec spec;
+      spec.value = placeholderFor(in.at("name").get<std::string>(), in);
+      m_p.inputs.push_back(spec);
+    }
+    for (const auto& n : ir.at("nodes")) readNode(n);
+    readOutputs(ir.at("graph_outputs"));
+    for (const auto& [name, c] : constants.items()) {
+      const auto dtype = dtypeFromName(c.at("dtype").get<std::string>());
+      if (!dtype) fail("constant '" + name + "' has unknown dtype");
+      try {
+        m_p.weights[name] = tensorFromNestedList(c.at("data"), *dtype);
+      } catch (const std::runtime_error& e) {
+        fail("constant '" + name + "': " + e.what());
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) { throw LoadError(m_path, what); }
+
+  Value metaValue(const Json& meta) {
+    Value v;
+    v.name = meta.at("name").get<std::string>();
+    const auto dtype = dtypeFromName(meta.at("dtype").get<std::string>());
+    if (!dtype) fail("tensor '" + v.name + "' has unknown dtype '" + meta.at("dtype").get<std::string>() + "'");
+    v.dtype = *dtype;
+    for (const auto& d : meta.at("shape")) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("tensor '" + v.name + "' has a malformed shape");
+      v.shape.push_back(Dim{d.get<int64_t>(), {}});
+    }
+    return v;
+  }
+
+  ValueId addValue(Value v, NodeId producer, int index) {
+    v.id = static_cast<ValueId>(m_p.values.size());
+    v.producer = producer;
+    v.outputIndex = index;
+    m_p.values.push_back(std::move(v));
+    return m_p.values.back().id;
+  }
+
+  NodeId addNode(Opcode op, const std::string& name, const std::string& target) {
+    Node n;
+    n.id = static_cast<NodeId>(m_p.nodes.size());
+    n.opcode = op;
+    n.name = name;
+    n.target = target;
+    m_p.nodes.push_back(std::move(n));
+    m_nodeByName[name] = m_p.nodes.back().id;
+    return m_p.nodes.back().id;
+  }
+
+  ValueId placeholderFor(const std::string& name, const Json& meta) {
+    const NodeId node = addNode(Opcode::Placeholder, name, name);
+    Value v = metaValue(meta);
+    v.name = name;
+    const ValueId id = addValue(std::move(v), node, 0);
+    m_p.nodes[node].outputs.push_back(id);
+    m_placeholders[name] = id;
+    return id;
+  }
+
+  /// An input resolves by (producer, index) when it names a producer, else as a weight/input by
+  /// name: never by name alone when a producer is given, since node names can repeat.
+  ValueId resolveInput(const Json& in, const std::string& nodeName) {
+    const std::string name = in.at("name").get<std::string>();
+    if (in.contains("producer_node") && !in.at("producer_node").is_null()) {
+      const std::string producer = in.at("producer_node").get<std::string>();
+      const int index = in.value("producer_output_idx", 0);
+      const auto it = m_nodeByName.find(producer);
+      if (it == m_nodeByName.end())
+        fail("node '" + nodeName + "' takes '" + name + "' from producer '" + producer + "', which does not exist");
+      const auto& outs = m_p.nodes[it->second].outputs;
+      if (index < 0 || static_cast<std::size_t>(index) >= outs.size())
+        fail("node '" + nodeName + "' takes output " + std::to_string(index) + " of '" + producer + "', which has " +
+             std::to_string(outs.size()));
+      return outs[static_cast<std::size_t>(index)];
+    }
+    const auto it = m_placeholders.find(name);
+    if (it == m_placeholders.end())
+      fail("node '" + nodeName + "' takes '" + name + "', which is neither a weight nor a graph input");
+    return it->second;
+  }
+
+  void readNode(const Json& n) {
+    const std::string name = n.at("name").get<std::string>();
+    const NodeId id = addNode(Opcode::CallFunction, name, n.at("op_type").get<std::string>());
+    for (const auto& in : n.at("inputs")) {
+      NodeArgument a;
+      a.arg = nlohmann::json{{"as_tensor", {{"name", in.at("name").get<std::string>()}}}};
+      a.values.push_back(resolveInput(in, name));
+      m_p.values[static_cast<std::size_t>(a.values.back())].users.push_back(id);
+      m_p.nodes[id].inputs.push_back(std::move(a));
+    }
+    const Json attrs = n.value("attrs", Json::object());
+    for (const auto& [key, value] : attrs.items()) {
+      NodeArgument a;
+      a.name = key;
+      a.keyword = true;
+      a.arg = nlohmann::json{{"as_ir_attr", unordered(value)}};
+      m_p.nodes[id].inputs.push_back(std::move(a));
+    }
+    int index = 0;
+    for (const auto& out : n.at("outputs")) {
+      const ValueId v = addValue(metaValue(out), id, index++);
+      m_p.nodes[id].outputs.push_back(v);
+      m_lastByName[m_p.values[static_cast<std::size_t>(v)].name] = v;
+    }
+  }
+
+  void readOutputs(const Json& outs) {
+    const NodeId out = addNode(Opcode::Output, "output", "output");
+    m_p.nodes[out].returnsTuple = true;
+    for (const auto& o : outs) {
+      const std::string name = o.at("name").get<std::string>();
+      auto it = m_lastByName.find(name);
+      ValueId v = kNone;
+      if (it != m_lastByName.end()) v = it->second;
+      else if (auto p = m_placeholders.find(name); p != m_placeholders.end()) v = p->second;
+      else fail("graph output '" + name + "' is produced by no node");
+      OutputSpec spec;
+      spec.value = v;
+      m_p.outputs.push_back(spec);
+      NodeArgument a;
+      a.arg = nlohmann::json{{"as_tensor", {{"name", name}}}};
+      a.values.push_back(v);
+      m_p.values[static_cast<std::size_t>(v)].users.push_back(out);
+      m_p.nodes[out].inputs.push_back(std::move(a));
+    }
+  }
+
+  std::string m_path;
+  Program& m_p;
+  std::unordered_map<std::string, NodeId> m_nodeByName;
+  std::unordered_map<std::string, ValueId> m_placeholders;
+  std::unordered_map<std::string, ValueId> m_lastByName;
+};
+
+}  // namespace
+
+Program readIrJson(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw LoadError(path, std::strerror(errno));
+  std::stringstream text;
+  text << f.rdbuf();
+  Json ir;
+  try {
+    ir = parseLenientOrderedJson(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw LoadError(path, "not valid JSON");
+  }
+  if (!ir.is_object()) throw LoadError(path, "not a pytorch-ir IR: the top level is not an object");
+  Program p;
+  p.source.path = path;
+  p.source.format = "ir-json";
+  p.source.layout = "pytorch-ir IR JSON";
+  try {
+    IrBuilder(path, p).read(ir);
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    throw LoadError(path, "not a pytorch-ir IR: " + what.substr(what.find(']') + 2));
+  }
+  // Every weight starts without data; files supply it.
+  for (const auto& spec : p.inputs) {
+    if (spec.kind == InputKind::UserInput || p.weights.count(spec.target)) continue;
+    const Value& v = p.value(spec.value);
+    TensorData t;
+    t.dtype = v.dtype;
+    for (const auto& d : v.shape) t.sizes.push_back(d.hint);
+    t.strides = TensorData::contiguousStrides(t.sizes);
+    p.weights[spec.target] = t;
+  }
+  return p;
+}
+
+}  // namespace torchir

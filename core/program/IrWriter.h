@@ -1,0 +1,22 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "Program.h"
+
+namespace torchir {
+
+/// pytorch-ir refuses a program; the message is the one its ConversionError carries.
+class ConversionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The op-node IR JSON that pytorch-ir's `convert_exported_program` + `IR.to_dict` writes for
+/// the same program (its `_default_conversion` of every call_function node), with dtype/device
+/// attributes stringified as `json.dumps(default=str)` does. Throws ConversionError for
+/// dynamic shapes, as pytorch-ir does.
+nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion);
+
+}  // namespace torchir

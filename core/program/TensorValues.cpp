@@ -1,0 +1,133 @@
+#include "TensorValues.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+namespace torchir {
+namespace {
+
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1F;
+  const uint32_t mant = h & 0x3FF;
+  float f;
+  if (exp == 0) f = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31) f = mant ? NAN : INFINITY;
+  else f = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits |= sign;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bfloat16ToFloat(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <class T>
+T load(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+bool isIntegral(DType t) {
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
+         t == DType::UInt16;
+}
+
+}  // namespace
+
+double elementAsDouble(const TensorData& t, int64_t flatIndex) {
+  // flat index in row-major order of the view -> storage element
+  int64_t off = t.storageOffset, rest = flatIndex;
+  for (std::size_t d = t.sizes.size(); d-- > 0;) {
+    off += (rest % t.sizes[d]) * t.strides[d];
+    rest /= t.sizes[d];
+  }
+  const std::byte* p = t.storage->data + off * static_cast<int64_t>(dtypeItemSize(t.dtype));
+  switch (t.dtype) {
+    case DType::Float32: return load<float>(p);
+    case DType::Float64: return load<double>(p);
+    case DType::Float16: return halfToFloat(load<uint16_t>(p));
+    case DType::BFloat16: return bfloat16ToFloat(load<uint16_t>(p));
+    case DType::Int64: return static_cast<double>(load<int64_t>(p));
+    case DType::Int32: return load<int32_t>(p);
+    case DType::Int16: return load<int16_t>(p);
+    case DType::Int8: return load<int8_t>(p);
+    case DType::UInt8: return load<uint8_t>(p);
+    case DType::UInt16: return load<uint16_t>(p);
+    case DType::Bool: return load<uint8_t>(p) ? 1.0 : 0.0;
+    default: throw std::runtime_error("cannot read elements of dtype " + std::string(dtypeName(t.dtype)));
+  }
+}
+
+nlohmann::ordered_json tensorToNestedList(const TensorData& t) {
+  int64_t flat = 0;
+  auto element = [&](int64_t i) -> nlohmann::ordered_json {
+    if (t.dtype == DType::Int64) {  // exact beyond 2^53
+      int64_t off = t.storageOffset, rest = i;
+      for (std::size_t d = t.sizes.size(); d-- > 0;) off += (rest % t.sizes[d]) * t.strides[d], rest /= t.sizes[d];
+      return load<int64_t>(t.storage->data + off * 8);
+    }
+    const double v = elementAsDouble(t, i);
+    if (t.dtype == DType::Bool) return v != 0.0;
+    if (isIntegral(t.dtype)) return static_cast<int64_t>(v);
+    return v;
+  };
+  std::function<nlohmann::ordered_json(std::size_t)> build = [&](std::size_t dim) -> nlohmann::ordered_json {
+    if (dim == t.sizes.size()) return element(flat++);
+    auto out = nlohmann::ordered_json::array();
+    for (int64_t i = 0; i < t.sizes[dim]; ++i) out.push_back(build(dim + 1));
+    return out;
+  };
+  return build(0);
+}
+
+TensorData tensorFromNestedList(const nlohmann::ordered_json& data, DType dtype) {
+  TensorData t;
+  t.dtype = dtype;
+  const nlohmann::ordered_json* level = &data;
+  while (level->is_array()) {
+    t.sizes.push_back(static_cast<int64_t>(level->size()));
+    if (level->empty()) break;
+    level = &level->front();
+  }
+  t.strides = TensorData::contiguousStrides(t.sizes);
+  const std::size_t item = dtypeItemSize(dtype);
+  auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(t.numel()) * item);
+  std::size_t k = 0;
+  std::function<void(const nlohmann::ordered_json&, std::size_t)> fill = [&](const nlohmann::ordered_json& j, std::size_t dim) {
+    if (dim < t.sizes.size()) {
+      if (!j.is_array() || static_cast<int64_t>(j.size()) != t.sizes[dim])
+        throw std::runtime_error("nested lists are ragged");
+      for (const auto& e : j) fill(e, dim + 1);
+      return;
+    }
+    if (!j.is_number() && !j.is_boolean()) throw std::runtime_error("element is not a number");
+    std::byte* p = bytes->data() + k++ * item;
+    const double v = j.is_boolean() ? (j.get<bool>() ? 1.0 : 0.0) : j.get<double>();
+    switch (dtype) {
+      case DType::Float32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+      case DType::Float64: std::memcpy(p, &v, 8); break;
+      case DType::Int64: { int64_t i = j.is_number_integer() ? j.get<int64_t>() : static_cast<int64_t>(v); std::memcpy(p, &i, 8); break; }
+      case DType::Int32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
+      case DType::Int16: { int16_t i = static_cast<int16_t>(v); std::memcpy(p, &i, 2); break; }
+      case DType::Int8: { int8_t i = static_cast<int8_t>(v); std::memcpy(p, &i, 1); break; }
+      case DType::UInt8:
+      case DType::Bool: { uint8_t i = static_cast<uint8_t>(v); std::memcpy(p, &i, 1); break; }
+      default: throw std::runtime_error("constants of dtype " + std::string(dtypeName(dtype)) + " are not supported");
+    }
+  };
+  fill(data, 0);
+  t.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "IR JSON constants"});
+  return t;
+}
+
+}  // namespace torchir

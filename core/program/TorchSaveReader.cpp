@@ -1,0 +1,134 @@
+#include "TorchSaveReader.h"
+
+#include <cctype>
+#include <map>
+
+#include "LoadError.h"
+#include "MappedFile.h"
+#include "Pt2Archive.h"
+#include "Unpickler.h"
+
+namespace torchir {
+
+namespace {
+
+using Kind = PickleValue::Kind;
+constexpr const char* kSampleInputs = "data/sample_inputs/model.pt";
+
+// A storage key becomes a record name: keep it to what torch writes (digits), so a key cannot
+// name some other record ("../data.pkl").
+bool plainKey(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// torch.save's persistent ids: ('storage', storage class, key, location, numel). The location
+// (cpu, cuda:0, ...) does not matter: the bytes are in the file either way.
+PersistentLoad storageLoader(const Pt2Archive& archive, std::map<std::string, PickleRef>& loaded) {
+  return [&archive, &loaded](const PickleValue& pid) -> PickleRef {
+    const auto& f = archive.path();
+    if (pid.kind != Kind::Tuple || pid.items.size() != 5 || pid.items[0]->kind != Kind::Str ||
+        pid.items[0]->s != "storage")
+      throw LoadError(f, "data.pkl: persistent id is not a torch.save storage");
+    const auto& cls = *pid.items[1];
+    const auto& key = *pid.items[2];
+    const auto& numel = *pid.items[4];
+    if (cls.kind != Kind::Global || (cls.s.find("Storage") == std::string::npos))
+      throw LoadError(f, "data.pkl: storage of an unknown class");
+    if (key.kind != Kind::Str || !plainKey(key.s)) throw LoadError(f, "data.pkl: bad storage key");
+    if (numel.kind != Kind::Int || numel.i < 0) throw LoadError(f, "data.pkl: bad storage size");
+    // Shared storages keep one Storage: tied weights stay tied.
+    auto& slot = loaded[key.s];
+    if (!slot) {
+      slot = std::make_shared<PickleValue>();
+      slot->kind = Kind::Storage;
+      slot->storage = archive.storage("data/" + key.s);
+    }
+    // Untyped storages (dtype Unknown, as torch.save writes float8 and uint16) count bytes.
+    const auto item = cls.dtype == DType::Unknown ? 1 : dtypeItemSize(cls.dtype);
+    if (static_cast<uint64_t>(numel.i) > slot->storage->nbytes / (item ? item : 1))
+      throw LoadError(f, "storage data/" + key.s + " is shorter than its " + std::to_string(numel.i) + " elements");
+    auto typed = std::make_shared<PickleValue>(*slot);
+    typed->dtype = cls.dtype;
+    return typed;
+  };
+}
+
+std::string keyText(const PickleValue& k) {
+  switch (k.kind) {
+    case Kind::Str:
+      return k.s;
+    case Kind::Int:
+      return std::to_string(k.i);
+    case Kind::Bool:
+      return k.i ? "True" : "False";
+    default:
+      return "None";
+  }
+}
+
+// Depth-first, in pickle order; the unpickler bounds the depth, so recursion is safe.
+void flatten(const PickleValue& v, const std::string& prefix, std::vector<std::pair<std::string, TensorData>>& out) {
+  auto join = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
+  switch (v.kind) {
+    case Kind::Tensor:
+      out.emplace_back(prefix, v.tensor);
+      break;
+    case Kind::Tuple:
+    case Kind::List:
+      for (std::size_t i = 0; i < v.items.size(); ++i) flatten(*v.items[i], join(std::to_string(i)), out);
+      break;
+    case Kind::Dict:
+      for (const auto& [k, item] : v.entries) flatten(*item, join(keyText(*k)), out);
+      break;
+    default:
+      break;  // numbers, strings, None: not tensors
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, TensorData>> readTorchSave(const Pt2Archive& archive) {
+  if (archive.has("byteorder") && archive.text("byteorder") != "little")
+    throw LoadError(archive.path(), "big-endian torch.save file (its tensors cannot be read in place)");
+  if (!archive.has("data.pkl")) throw LoadError(archive.path(), "not a torch.save file (no data.pkl)");
+  const std::string pickle = archive.text("data.pkl");
+  std::map<std::string, PickleRef> loaded;
+  const auto root = unpickle(reinterpret_cast<const std::byte*>(pickle.data()), pickle.size(), archive.path(),
+                             "data.pkl", storageLoader(archive, loaded));
+  std::vector<std::pair<std::string, TensorData>> out;
+  flatten(*root, "", out);
+  return out;
+}
+
+TensorMap readTorchSaveStateDict(const std::string& path) {
+  {
+    auto file = MappedFile::open(path);
+    // Before torch 1.6 torch.save wrote bare pickles, which carry their storages inline.
+    if (file->size() >= 2 && file->data()[0] == std::byte{0x80})
+      throw LoadError(path, "legacy torch.save format (before torch 1.6) is not read; re-save it with a recent torch");
+  }
+  Pt2Archive archive(path);
+  TensorMap tensors;
+  for (auto& [key, t] : readTorchSave(archive)) {
+    if (key.empty()) throw LoadError(path, "not a state dict: the file holds a single tensor");
+    if (!tensors.emplace(key, std::move(t)).second) throw LoadError(path, "tensor key '" + key + "' appears twice");
+  }
+  return tensors;
+}
+
+std::vector<TensorData> readTorchSaveTensors(const Pt2Archive& archive, const std::string& record) {
+  Pt2Archive nested(archive.storage(record));  // storages keep the outer file's map alive
+  std::vector<TensorData> out;
+  for (auto& entry : readTorchSave(nested)) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<TensorData> readSampleInputs(const Pt2Archive& pt2) {
+  if (!pt2.has(kSampleInputs)) return {};
+  return readTorchSaveTensors(pt2, kSampleInputs);
+}
+
+}  // namespace torchir

@@ -1,0 +1,538 @@
+#include "Unpickler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+#include "LoadError.h"
+
+namespace torchir {
+
+namespace {
+
+using Kind = PickleValue::Kind;
+
+// Real files nest a few levels ((args, kwargs) of lists of tensors); a hostile one could nest
+// millions and overflow the stack when the tree is walked or freed.
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxDims = 64;
+// Each value costs a few hundred bytes: a cap keeps a small hostile pickle from taking gigabytes.
+// A state dict needs about 15 values per tensor.
+constexpr std::size_t kMaxValues = 4'000'000;
+// Memo references let a short pickle describe a tree of 2^64 values ((x, x), then ((x, x), (x, x)), ...):
+// whoever walks it would never finish.
+constexpr std::size_t kMaxTreeSize = 4'000'000;
+
+const char* kindName(Kind k) {
+  switch (k) {
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::Str:
+      return "str";
+    case Kind::Tuple:
+      return "tuple";
+    case Kind::List:
+      return "list";
+    case Kind::Dict:
+      return "dict";
+    case Kind::Global:
+      return "global";
+    case Kind::Storage:
+      return "storage";
+    case Kind::Tensor:
+      return "tensor";
+  }
+  return "?";
+}
+
+// torch.save names typed storages by class; the bytes are the same for all of them.
+DType storageClassDType(const std::string& name) {
+  static const std::map<std::string, DType> table = {
+      {"FloatStorage", DType::Float32},
+      {"DoubleStorage", DType::Float64},
+      {"HalfStorage", DType::Float16},
+      {"BFloat16Storage", DType::BFloat16},
+      {"LongStorage", DType::Int64},
+      {"IntStorage", DType::Int32},
+      {"ShortStorage", DType::Int16},
+      {"CharStorage", DType::Int8},
+      {"ByteStorage", DType::UInt8},
+      {"BoolStorage", DType::Bool},
+      {"ComplexFloatStorage", DType::Complex64},
+      {"ComplexDoubleStorage", DType::Complex128},
+  };
+  auto it = table.find(name);
+  return it == table.end() ? DType::Unknown : it->second;
+}
+
+bool isRebuildFunction(const std::string& name) {
+  return name == "_rebuild_tensor" || name == "_rebuild_tensor_v2" || name == "_rebuild_tensor_v3" ||
+         name == "_rebuild_parameter" || name == "_rebuild_parameter_with_state" ||
+         name == "_rebuild_meta_tensor_no_storage";
+}
+
+class Machine {
+ public:
+  Machine(const std::byte* data, std::size_t size, const std::string& file, const std::string& name,
+          const PersistentLoad& persistentLoad)
+      : m_p(reinterpret_cast<const unsigned char*>(data)),
+        m_size(size),
+        m_file(file),
+        m_name(name),
+        m_persistentLoad(persistentLoad) {}
+
+  PickleRef run() {
+    while (true) {
+      m_opPos = m_pos;
+      const unsigned char op = byte();
+      switch (op) {
+        case 0x80:
+          byte();
+          break;  // PROTO: every protocol we know uses the same opcodes
+        case 0x95:
+          bytes(8);
+          break;  // FRAME: only a read-ahead hint
+        case '.':
+          return stop();  // STOP
+        case '(':
+          m_marks.push_back(m_stack.size());
+          break;  // MARK
+        case '0':
+          pop();
+          break;  // POP
+        case '1':
+          popMark();
+          break;  // POP_MARK
+        case '2':
+          push(top());
+          break;  // DUP
+        case 'N':
+          push(make(Kind::None));
+          break;
+        case 0x88:
+          push(boolean(true));
+          break;  // NEWTRUE
+        case 0x89:
+          push(boolean(false));
+          break;  // NEWFALSE
+        case 'J':
+          push(integer(static_cast<int32_t>(le(4))));
+          break;  // BININT
+        case 'K':
+          push(integer(le(1)));
+          break;  // BININT1
+        case 'M':
+          push(integer(le(2)));
+          break;  // BININT2
+        case 0x8a:
+          push(long1());
+          break;  // LONG1
+        case 'G':
+          push(binfloat());
+          break;  // BINFLOAT
+        case 'X':
+          push(str(le(4)));
+          break;  // BINUNICODE
+        case 0x8c:
+          push(str(le(1)));
+          break;  // SHORT_BINUNICODE
+        case 0x8d:
+          push(str(le(8)));
+          break;  // BINUNICODE8
+        case '}':
+          push(make(Kind::Dict));
+          break;  // EMPTY_DICT
+        case ']':
+          push(make(Kind::List));
+          break;  // EMPTY_LIST
+        case ')':
+          push(make(Kind::Tuple));
+          break;  // EMPTY_TUPLE
+        case 't':
+          push(container(Kind::Tuple, popMark()));
+          break;  // TUPLE
+        case 'l':
+          push(container(Kind::List, popMark()));
+          break;  // LIST
+        case 0x85:
+          push(container(Kind::Tuple, popN(1)));
+          break;  // TUPLE1
+        case 0x86:
+          push(container(Kind::Tuple, popN(2)));
+          break;  // TUPLE2
+        case 0x87:
+          push(container(Kind::Tuple, popN(3)));
+          break;  // TUPLE3
+        case 'd': {
+          auto d = make(Kind::Dict);
+          setItems(*d, popMark());
+          push(d);
+          break;
+        }  // DICT
+        case 'a': {
+          auto v = popN(1);
+          append(*top(), v);
+          break;
+        }  // APPEND
+        case 'e': {
+          auto v = popMark();
+          append(*top(), v);
+          break;
+        }  // APPENDS
+        case 's': {
+          auto kv = popN(2);
+          setItems(*top(), kv);
+          break;
+        }  // SETITEM
+        case 'u': {
+          auto kv = popMark();
+          setItems(*top(), kv);
+          break;
+        }  // SETITEMS
+        case 'q':
+          m_memo[le(1)] = top();
+          break;  // BINPUT
+        case 'r':
+          m_memo[le(4)] = top();
+          break;  // LONG_BINPUT
+        case 0x94: {
+          auto i = m_memo.size();
+          m_memo[i] = top();
+          break;
+        }  // MEMOIZE
+        case 'h':
+          push(memo(le(1)));
+          break;  // BINGET
+        case 'j':
+          push(memo(le(4)));
+          break;  // LONG_BINGET
+        case 'c': {
+          auto module = line();
+          push(global(module, line()));
+          break;
+        }             // GLOBAL
+        case 0x93: {  // STACK_GLOBAL
+          auto nm = popN(2);
+          if (nm[0]->kind != Kind::Str || nm[1]->kind != Kind::Str) fail("STACK_GLOBAL of non-strings");
+          push(global(nm[0]->s, nm[1]->s));
+          break;
+        }
+        case 'R': {
+          auto args = pop();
+          push(reduce(pop(), args));
+          break;
+        }  // REDUCE
+        case 'b':
+          build();
+          break;  // BUILD
+        case 'Q':
+          push(persistent(pop()));
+          break;  // BINPERSID
+        default: {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02x", op);
+          fail(std::string("unsupported pickle opcode ") + hex);
+        }
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw LoadError(m_file, m_name + ": " + what + " (at byte " + std::to_string(m_opPos) + ")");
+  }
+
+  PickleRef make(Kind k) {
+    if (++m_values > kMaxValues) fail("more than " + std::to_string(kMaxValues) + " values");
+    auto v = std::make_shared<PickleValue>();
+    v->kind = k;
+    return v;
+  }
+
+  // ---- reading the byte stream
+  const unsigned char* bytes(std::size_t n) {
+    if (n > m_size - m_pos) fail("truncated pickle");
+    const unsigned char* p = m_p + m_pos;
+    m_pos += n;
+    return p;
+  }
+  unsigned char byte() { return *bytes(1); }
+  uint64_t le(std::size_t n) {
+    const unsigned char* p = bytes(n);
+    uint64_t v = 0;
+    for (std::size_t k = n; k-- > 0;) v = (v << 8) | p[k];
+    return v;
+  }
+  std::string line() {
+    const auto* start = m_p + m_pos;
+    const auto* end =
+        static_cast<const unsigned char*>(std::memchr(start, '\n', std::min<std::size_t>(m_size - m_pos, 256)));
+    if (!end) fail("truncated or overlong GLOBAL name");
+    m_pos += static_cast<std::size_t>(end - start) + 1;
+    return std::string(reinterpret_cast<const char*>(start), static_cast<std::size_t>(end - start));
+  }
+
+  // ---- scalars
+  PickleRef boolean(bool b) {
+    auto v = make(Kind::Bool);
+    v->i = b;
+    return v;
+  }
+  PickleRef integer(int64_t i) {
+    auto v = make(Kind::Int);
+    v->i = i;
+    return v;
+  }
+  PickleRef str(uint64_t n) {
+    if (n > m_size - m_pos) fail("truncated pickle");
+    auto v = make(Kind::Str);
+    v->s.assign(reinterpret_cast<const char*>(bytes(n)), n);
+    return v;
+  }
+  PickleRef long1() {
+    const std::size_t n = byte();
+    if (n > 8) fail("integer wider than 64 bits");
+    uint64_t u = le(n);
+    if (n > 0 && n < 8 && (u >> (8 * n - 1)) & 1) u |= ~uint64_t(0) << (8 * n);  // sign-extend
+    return integer(static_cast<int64_t>(u));
+  }
+  PickleRef binfloat() {
+    const unsigned char* p = bytes(8);
+    uint64_t u = 0;
+    for (int k = 0; k < 8; ++k) u = (u << 8) | p[k];  // big-endian, unlike everything else
+    auto v = make(Kind::Float);
+    std::memcpy(&v->f, &u, 8);
+    return v;
+  }
+
+  // ---- the stack and the memo
+  void push(PickleRef v) { m_stack.push_back(std::move(v)); }
+  const PickleRef& top() const {
+    if (m_stack.size() <= (m_marks.empty() ? 0 : m_marks.back())) fail("stack underflow");
+    return m_stack.back();
+  }
+  PickleRef pop() {
+    auto v = top();
+    m_stack.pop_back();
+    return v;
+  }
+  std::vector<PickleRef> popN(std::size_t n) {
+    const std::size_t floor = m_marks.empty() ? 0 : m_marks.back();
+    if (m_stack.size() < floor + n) fail("stack underflow");
+    std::vector<PickleRef> out(m_stack.end() - static_cast<std::ptrdiff_t>(n), m_stack.end());
+    m_stack.resize(m_stack.size() - n);
+    return out;
+  }
+  std::vector<PickleRef> popMark() {
+    if (m_marks.empty()) fail("no MARK");
+    const std::size_t at = m_marks.back();
+    m_marks.pop_back();
+    std::vector<PickleRef> out(m_stack.begin() + static_cast<std::ptrdiff_t>(at), m_stack.end());
+    m_stack.resize(at);
+    return out;
+  }
+  PickleRef memo(uint64_t i) const {
+    auto it = m_memo.find(i);
+    if (it == m_memo.end()) fail("memo entry " + std::to_string(i) + " is missing");
+    return it->second;
+  }
+  PickleRef stop() {
+    if (m_stack.empty()) fail("STOP with an empty stack");
+    return m_stack.back();
+  }
+
+  // ---- containers
+  void adopt(PickleValue& parent, const PickleRef& child) {
+    if (parent.frozen) fail("a container changed after it was put in another (recursive data is not read)");
+    child->frozen = true;
+    if (parent.frozen) fail("a container put into itself");
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    if (parent.depth > kMaxDepth) fail("data nested deeper than " + std::to_string(kMaxDepth));
+    parent.treeSize += child->treeSize;  // the child is frozen, so its size is final
+    if (parent.treeSize > kMaxTreeSize) fail("data expands to more than " + std::to_string(kMaxTreeSize) + " values");
+  }
+  PickleRef container(Kind k, std::vector<PickleRef> items) {
+    auto v = make(k);
+    for (auto& item : items) adopt(*v, item);
+    v->items = std::move(items);
+    return v;
+  }
+  void append(PickleValue& list, const std::vector<PickleRef>& items) {
+    if (list.kind != Kind::List) fail(std::string("APPEND to a ") + kindName(list.kind));
+    for (auto& item : items) adopt(list, item);
+    list.items.insert(list.items.end(), items.begin(), items.end());
+  }
+  void setItems(PickleValue& dict, const std::vector<PickleRef>& kv) {
+    if (dict.kind != Kind::Dict) fail(std::string("SETITEM on a ") + kindName(dict.kind));
+    if (kv.size() % 2) fail("SETITEMS with an odd number of items");
+    for (std::size_t k = 0; k < kv.size(); k += 2) {
+      const auto& key = kv[k];
+      if (key->kind != Kind::Str && key->kind != Kind::Int && key->kind != Kind::Bool && key->kind != Kind::None)
+        fail(std::string("dict key of type ") + kindName(key->kind));
+      adopt(dict, key);
+      adopt(dict, kv[k + 1]);
+      if (key->kind == Kind::Str) {
+        auto [it, added] = dict.strIndex.emplace(key->s, dict.entries.size());
+        if (!added) {  // Python keeps the first position and the last value
+          dict.entries[it->second].second = kv[k + 1];
+          continue;
+        }
+      }
+      dict.entries.emplace_back(key, kv[k + 1]);
+    }
+  }
+
+  // ---- the whitelist
+  PickleRef global(const std::string& module, const std::string& name) {
+    auto v = make(Kind::Global);
+    v->s = module + "." + name;
+    if (v->s == "collections.OrderedDict") return v;
+    if (module == "torch._utils" && isRebuildFunction(name)) return v;
+    if ((module == "torch" || module == "torch.storage") && name == "UntypedStorage") return v;
+    if (module == "torch") {
+      v->dtype = storageClassDType(name);
+      if (v->dtype == DType::Unknown && name.find("Storage") == std::string::npos) {
+        if (auto dt = dtypeFromName("torch." + name)) v->dtype = *dt;
+      }
+      if (v->dtype != DType::Unknown) return v;
+    }
+    fail("refused global " + v->s + " (only tensors and plain containers are read)");
+  }
+
+  PickleRef reduce(const PickleRef& callable, const PickleRef& args) {
+    if (callable->kind != Kind::Global) fail(std::string("call of a ") + kindName(callable->kind));
+    if (args->kind != Kind::Tuple) fail("call of " + callable->s + " with non-tuple arguments");
+    const auto& a = args->items;
+    const std::string& f = callable->s;
+    if (f == "collections.OrderedDict") {
+      if (!a.empty()) fail("OrderedDict with arguments");
+      return make(Kind::Dict);
+    }
+    if (f == "torch._utils._rebuild_tensor_v2" || f == "torch._utils._rebuild_tensor") {
+      expectArgs(f, a, f.back() == '2' ? 6 : 4, 7);
+      return tensor(*a[0], offset(*a[1]), *a[2], *a[3], DType::Unknown);
+    }
+    if (f == "torch._utils._rebuild_tensor_v3") {
+      expectArgs(f, a, 7, 8);
+      return tensor(*a[0], offset(*a[1]), *a[2], *a[3], dtypeArg(*a[6]));
+    }
+    if (f == "torch._utils._rebuild_parameter" || f == "torch._utils._rebuild_parameter_with_state") {
+      expectArgs(f, a, f.back() == 'r' ? 3 : 4, 4);
+      if (a[0]->kind != Kind::Tensor) fail(f + " of a " + kindName(a[0]->kind));
+      return a[0];  // a Parameter is its data; requires_grad, hooks and state do not matter here
+    }
+    if (f == "torch._utils._rebuild_meta_tensor_no_storage") {
+      expectArgs(f, a, 4, 4);
+      return tensor(PickleValue{}, 0, *a[1], *a[2], dtypeArg(*a[0]));
+    }
+    fail("refused call of " + f);
+  }
+
+  void expectArgs(const std::string& f, const std::vector<PickleRef>& a, std::size_t lo, std::size_t hi) const {
+    if (a.size() < lo || a.size() > hi) fail(f + " with " + std::to_string(a.size()) + " arguments");
+  }
+  int64_t offset(const PickleValue& v) const {
+    if (v.kind != Kind::Int || v.i < 0) fail("bad tensor storage offset");
+    return v.i;
+  }
+  DType dtypeArg(const PickleValue& v) const {
+    if (v.kind != Kind::Global || v.dtype == DType::Unknown || v.s.find("Storage") != std::string::npos)
+      fail("tensor dtype is not a torch dtype");
+    return v.dtype;
+  }
+  std::vector<int64_t> ints(const PickleValue& v, const char* what) const {
+    if (v.kind != Kind::Tuple && v.kind != Kind::List) fail(std::string("tensor ") + what + " is not a tuple");
+    if (v.items.size() > kMaxDims) fail(std::string("tensor ") + what + " has too many dimensions");
+    std::vector<int64_t> out;
+    for (auto& item : v.items) {
+      if (item->kind != Kind::Int || item->i < 0) fail(std::string("bad tensor ") + what);
+      out.push_back(item->i);
+    }
+    return out;
+  }
+
+  // A strided view on `storage` (None kind: a meta tensor with no data), checked to fit in it.
+  PickleRef tensor(const PickleValue& storage, int64_t offset, const PickleValue& sizeV, const PickleValue& strideV,
+                   DType dtype) {
+    const bool meta = storage.kind == Kind::None;
+    if (!meta && storage.kind != Kind::Storage) fail(std::string("tensor built on a ") + kindName(storage.kind));
+    if (dtype == DType::Unknown) dtype = storage.dtype;
+    if (dtype == DType::Unknown) fail("tensor on an untyped storage without a dtype");
+    const auto item = static_cast<int64_t>(dtypeItemSize(dtype));
+    if (item <= 0) fail("tensor of a dtype without an element size");
+    auto t = make(Kind::Tensor);
+    t->dtype = dtype;
+    t->tensor.dtype = dtype;
+    t->tensor.sizes = ints(sizeV, "size");
+    t->tensor.strides = ints(strideV, "stride");
+    t->tensor.storageOffset = offset;
+    if (t->tensor.sizes.size() != t->tensor.strides.size()) fail("tensor size and stride differ in length");
+    // The span and element count, with overflow checks: the numbers come from the file.
+    int64_t numel = 1, last = offset, span = 0;
+    bool bad = false;
+    for (std::size_t d = 0; d < t->tensor.sizes.size(); ++d)
+      bad |= __builtin_mul_overflow(numel, t->tensor.sizes[d], &numel);
+    if (numel > 0) {
+      for (std::size_t d = 0; d < t->tensor.sizes.size(); ++d) {
+        int64_t step = 0;
+        bad |= __builtin_mul_overflow(t->tensor.sizes[d] - 1, t->tensor.strides[d], &step);
+        bad |= __builtin_add_overflow(last, step, &last);
+      }
+      int64_t end = 0, totalBytes = 0;
+      bad |= __builtin_add_overflow(last, 1, &end);
+      bad |= __builtin_mul_overflow(end, item, &span);
+      bad |= __builtin_mul_overflow(numel, item, &totalBytes);  // contiguousBytes() must be able to size it
+    }
+    if (bad) fail("tensor shape overflows");
+    if (meta) {
+      t->tensor.storage = std::make_shared<Storage>(Storage{nullptr, static_cast<std::size_t>(span), nullptr, "meta"});
+    } else {
+      if (static_cast<uint64_t>(span) > storage.storage->nbytes)
+        fail("tensor needs " + std::to_string(span) + " bytes of a storage of " +
+             std::to_string(storage.storage->nbytes) + " (" + storage.storage->origin + ")");
+      t->tensor.storage = storage.storage;  // shared, so tied weights stay tied
+    }
+    return t;
+  }
+
+  void build() {
+    pop();  // the state: an OrderedDict state dict's `_metadata` (module versions), not tensors
+    if (top()->kind != Kind::Dict) fail(std::string("BUILD of a ") + kindName(top()->kind));
+  }
+
+  PickleRef persistent(const PickleRef& pid) {
+    if (!m_persistentLoad) fail("persistent id outside a torch.save archive");
+    auto v = m_persistentLoad(*pid);
+    if (!v || v->kind != Kind::Storage) fail("persistent id is not a storage");
+    return v;
+  }
+
+  const unsigned char* m_p;
+  std::size_t m_size;
+  std::size_t m_pos = 0;
+  std::size_t m_opPos = 0;
+  const std::string& m_file;
+  const std::string& m_name;
+  const PersistentLoad& m_persistentLoad;
+  std::vector<PickleRef> m_stack;
+  std::vector<std::size_t> m_marks;
+  std::unordered_map<uint64_t, PickleRef> m_memo;
+  std::size_t m_values = 0;
+};
+
+}  // namespace
+
+PickleRef unpickle(const std::byte* data, std::size_t size, const std::string& file, const std::string& name,
+                   const PersistentLoad& persistentLoad) {
+  if (!data && size) throw LoadError(file, name + ": no bytes");
+  return Machine(data, size, file, name, persistentLoad).run();
+}
+
+}  // namespace torchir

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds torchir-studio and opens it on the bundled demo program (torchvision's resnet18,
+# exported by the pinned torch), or on the files given: scripts/run.sh [FILE] [--weights F] ...
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=$("$root/scripts/deps.sh" | tail -n 1)
+fixtures=$("$root/scripts/fixtures.sh" "$venv" | tail -n 1)
+build=${TORCHIR_BUILD:-$root/build}
+cmake -S "$root" -B "$build" -G Ninja -DTORCHIR_PYTHON="$venv/bin/python" -DTORCHIR_FIXTURES_DIR="$fixtures" >/dev/null
+cmake --build "$build" --target torchir-studio torchir
+mkdir -p "$build/demo"
+cp -f "$fixtures/resnet18/resnet18.pt2" "$build/demo/demo.pt2"
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "run: no display; starting under Xvfb" >&2
+  exec xvfb-run -a "$build/app/torchir-studio" "$@"
+fi
+exec "$build/app/torchir-studio" "$@"

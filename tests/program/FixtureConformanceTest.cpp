@@ -1,0 +1,184 @@
+// Every fixture, read by us, against what torch and pytorch-ir wrote or printed for it.
+#include <QtTest>
+#include <fstream>
+#include <set>
+
+#include "FixtureZoo.h"
+#include "program/FxTable.h"
+#include "program/IrWriter.h"
+#include "program/LenientJson.h"
+#include "program/ProgramLoader.h"
+#include "program/Safetensors.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+bool sameTensor(const TensorData& a, const TensorData& b) {
+  return a.dtype == b.dtype && a.sizes == b.sizes && a.hasData() && b.hasData() &&
+         a.contiguousBytes() == b.contiguousBytes();
+}
+
+}  // namespace
+
+class FixtureConformanceTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void fxTableMatchesPython_data() { addFixtureRows(); }
+  void fxTableMatchesPython() {
+    QFETCH(QString, name);
+    const std::string n = name.toStdString();
+    const auto rows = fxTable(loadProgram(fixturePath(n, ".pt2")));
+    const auto expected = readJson(fixturePath(n, ".table.json"));
+    QCOMPARE(rows.size(), expected.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& e = expected[i];
+      const std::string where = n + " row " + std::to_string(i) + " ";
+      QVERIFY2(rows[i].opcode == e.at("opcode"), (where + rows[i].opcode).c_str());
+      QVERIFY2(rows[i].name == e.at("name"), (where + rows[i].name).c_str());
+      QVERIFY2(rows[i].target == e.at("target"), (where + rows[i].target).c_str());
+      QVERIFY2(rows[i].args == e.at("args"), (where + rows[i].args + " vs " + e.at("args").get<std::string>()).c_str());
+      QVERIFY2(rows[i].kwargs == e.at("kwargs"), (where + rows[i].kwargs).c_str());
+    }
+  }
+
+  void weightsMatchTorchBitForBit_data() { addFixtureRows(); }
+  void weightsMatchTorchBitForBit() {
+    QFETCH(QString, name);
+    QFETCH(bool, meta);
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(fixturePath(n, ".pt2"));
+    if (meta) {
+      QCOMPARE(p.missingData().size(), p.weights.size());  // a meta export carries no bytes
+      QVERIFY(!p.weights.empty());
+      return;
+    }
+    const TensorMap torchWeights = readSafetensors(fixturePath(n, ".weights.safetensors"));
+    QVERIFY(p.missingData().empty());
+    int compared = 0;
+    for (const auto& spec : p.inputs) {
+      if (spec.kind == InputKind::UserInput) continue;
+      const auto ours = p.weights.find(spec.target);
+      const auto theirs = torchWeights.find(spec.target);
+      QVERIFY2(ours != p.weights.end(), spec.target.c_str());
+      QVERIFY2(theirs != torchWeights.end(), spec.target.c_str());
+      QVERIFY2(sameTensor(ours->second, theirs->second), (n + ": " + spec.target).c_str());
+      ++compared;
+    }
+    QCOMPARE(compared, static_cast<int>(p.weights.size()));
+  }
+
+  void tiedWeightsShareOneStorage() {
+    const Program p = loadProgram(fixturePath("tied", ".pt2"));
+    QCOMPARE(p.weights.at("emb.weight").storage.get(), p.weights.at("head.weight").storage.get());
+  }
+
+  void convertMatchesPytorchIr_data() { addFixtureRows(); }
+  void convertMatchesPytorchIr() {
+    QFETCH(QString, name);
+    QFETCH(bool, ir);
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(fixturePath(n, ".pt2"));
+    if (!ir) {
+      std::ifstream f(fixturePath(n, ".ir_error.txt"));
+      std::string expected;
+      std::getline(f, expected);
+      QVERIFY_THROWS_EXCEPTION(ConversionError, toIrJson(p, ""));
+      try {
+        toIrJson(p, "");
+      } catch (const ConversionError& e) {
+        QCOMPARE(QString(e.what()), QString::fromStdString(expected));
+      }
+      return;
+    }
+    // Through our own writer and lenient reader, so NaN/Infinity and float text round-trip too.
+    auto ours = parseLenientJson(dumpPythonJson(toIrJson(p, "")));
+    std::ifstream f(fixturePath(n, ".ir.json"));
+    auto theirs = parseLenientJson(std::string(std::istreambuf_iterator<char>(f), {}));
+    ours.erase("pytorch_version");
+    theirs.erase("pytorch_version");
+    if (ours != theirs) {
+      for (const auto& [key, value] : theirs.items())
+        QVERIFY2(ours[key] == value, (n + ": key " + key + " differs").c_str());
+    }
+    QCOMPARE(ours.size(), theirs.size());
+  }
+
+  void irJsonReadsWithWeights_data() { addFixtureRows(); }
+  void irJsonReadsWithWeights() {
+    QFETCH(QString, name);
+    QFETCH(bool, meta);
+    QFETCH(bool, ir);
+    const std::string n = name.toStdString();
+    if (!ir) QSKIP("pytorch-ir refuses this program, so it has no IR JSON");
+    const std::string weights = fixturePath(meta ? "mlp" : n, ".weights.safetensors");
+    const Program fromIr = loadProgram(fixturePath(n, ".ir.json"), LoadOptions{weights, ""});
+    const Program fromPt2 = loadProgram(fixturePath(n, ".pt2"));
+    QVERIFY2(fromIr.missingData().empty(), n.c_str());
+    const auto irJson = readJson(fixturePath(n, ".ir.json"));
+    int ops = 0;
+    for (const auto& node : fromIr.nodes) ops += node.opcode == Opcode::CallFunction;
+    QCOMPARE(ops, static_cast<int>(irJson.at("nodes").size()));
+    QCOMPARE(fromIr.outputs.size(), irJson.at("graph_outputs").size());
+    if (meta) return;
+    for (const auto& [key, tensor] : fromIr.weights)  // constants from the JSON, weights from the file
+      QVERIFY2(sameTensor(tensor, fromPt2.weights.at(key)), (n + ": " + key).c_str());
+  }
+
+  void sampleInputsMatchTorch_data() { addFixtureRows(); }
+  void sampleInputsMatchTorch() {
+    QFETCH(QString, name);
+    QFETCH(bool, meta);
+    if (meta) QSKIP("a meta export's sample inputs have no data");
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(fixturePath(n, ".pt2"));
+    const TensorMap inputs = readSafetensors(fixturePath(n, ".inputs.safetensors"));
+    QCOMPARE(p.sampleInputs.size(), inputs.size());
+    for (std::size_t i = 0; i < p.sampleInputs.size(); ++i)
+      QVERIFY(sameTensor(p.sampleInputs[i], inputs.at("input_" + std::to_string(i))));
+  }
+
+  void irJsonTakesTorchSaveStateDict_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"mlp", "tied", "buffers", "lifted_constant", "resnet18"}) QTest::newRow(n) << QString(n);
+  }
+  void irJsonTakesTorchSaveStateDict() {
+    QFETCH(QString, name);
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(fixturePath(n, ".ir.json"), LoadOptions{fixturePath(n, ".state_dict.pt"), ""});
+    QVERIFY(p.missingData().empty());
+    const TensorMap torchWeights = readSafetensors(fixturePath(n, ".weights.safetensors"));
+    for (const auto& [key, tensor] : p.weights) QVERIFY2(sameTensor(tensor, torchWeights.at(key)), key.c_str());
+  }
+
+  void metaExportRunsOnceGivenWeights() {
+    const auto path = fixturePath("meta_mlp", ".pt2");
+    QCOMPARE(loadProgram(path).missingData(),
+             (std::vector<std::string>{"fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight"}));
+    const Program p = loadProgram(path, LoadOptions{fixturePath("mlp", ".weights.safetensors"), ""});
+    QVERIFY(p.missingData().empty());
+  }
+
+  void dynamicBatchKeepsSymbolAndRange() {
+    const Program p = loadProgram(fixturePath("dynamic_batch", ".pt2"));
+    QVERIFY(p.isDynamic());
+    const Value& x = p.value(*p.findValue("x"));
+    QCOMPARE(QString::fromStdString(x.shape[0].expr), QString("s77"));
+    QCOMPARE(x.shape[0].hint, 4);
+    QCOMPARE(*p.symbolRanges.at("s77").min, 1);
+    QCOMPARE(*p.symbolRanges.at("s77").max, 64);
+  }
+
+  void moduleStackAndStackTraceAreKept() {
+    const Program p = loadProgram(fixturePath("resnet18", ".pt2"));
+    const Node& conv = p.node(*p.findNode("conv2d_1"));
+    QVERIFY(!conv.stackTrace.empty());
+    QVERIFY(!conv.moduleStack.empty());
+    QCOMPARE(QString::fromStdString(conv.moduleStack.front().path), QString("layer1"));
+    QCOMPARE(QString::fromStdString(p.source.modelName), QString("ResNet"));
+  }
+};
+
+QTEST_APPLESS_MAIN(FixtureConformanceTest)
+#include "FixtureConformanceTest.moc"

@@ -1,0 +1,26 @@
+#pragma once
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QString>
+#include <QTest>
+
+namespace torchir::test {
+
+/// The fixture directory named by $TORCHIR_FIXTURES; empty when the variable is unset.
+QString fixturesDir();
+/// `<fixtures>/<name>/<name><suffix>`, e.g. fixturePath("mlp", ".pt2").
+QString fixturePath(const QString& name, const QString& suffix);
+/// The rows of `<name>.table.json`: Python's print_tabular cells, one object per node.
+QJsonArray pythonFxTable(const QString& name);
+
+}  // namespace torchir::test
+
+// For initTestCase(): fails the whole test with a clear message when the fixtures are missing.
+#define TORCHIR_REQUIRE_FIXTURES()                                                              \
+  do {                                                                                          \
+    QVERIFY2(!torchir::test::fixturesDir().isEmpty(),                                           \
+             "TORCHIR_FIXTURES is not set: point it at the fixture directory (ctest sets it)"); \
+    QVERIFY2(QFileInfo(torchir::test::fixturesDir()).isDir(),                                   \
+             qPrintable(QStringLiteral("TORCHIR_FIXTURES=%1 is not a directory")                \
+                            .arg(torchir::test::fixturesDir())));                               \
+  } while (false)

@@ -1,0 +1,51 @@
+#include "session/AsyncProgramLoader.h"
+
+#include "session/LoadWorker.h"
+
+namespace torchir::ui {
+
+AsyncProgramLoader::AsyncProgramLoader(QObject* parent)
+    : QObject(parent), m_latestRequest(std::make_shared<std::atomic<quint64>>(0)) {
+  // Results cross threads through queued connections, which copy arguments by metatype.
+  qRegisterMetaType<torchir::ui::LoadedProgramPtr>();
+
+  m_worker = new LoadWorker(m_latestRequest);
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  connect(m_worker, &LoadWorker::loaded, this, &AsyncProgramLoader::onWorkerLoaded);
+  connect(m_worker, &LoadWorker::failed, this, &AsyncProgramLoader::onWorkerFailed);
+  m_thread.setObjectName(QStringLiteral("torchir-loader"));
+  m_thread.start();
+}
+
+AsyncProgramLoader::~AsyncProgramLoader() {
+  // Only reached at shutdown. loadProgram cannot be interrupted, so a load in flight is allowed
+  // to finish: leaving it running would let static destructors run underneath it.
+  m_thread.quit();
+  m_thread.wait();
+}
+
+void AsyncProgramLoader::load(const QString& path) {
+  const quint64 requestId = ++*m_latestRequest;
+  m_loading = true;
+  LoadWorker* worker = m_worker;
+  // Queued onto the worker's thread; the worker object is the context, so this never runs on
+  // the GUI thread.
+  QMetaObject::invokeMethod(
+      worker, [worker, requestId, path] { worker->load(requestId, path); }, Qt::QueuedConnection);
+  Q_EMIT started(path);
+}
+
+void AsyncProgramLoader::onWorkerLoaded(quint64 requestId, const torchir::ui::LoadedProgramPtr& program) {
+  if (requestId != m_latestRequest->load()) return;
+  m_loading = false;
+  Q_EMIT loaded(program);
+}
+
+void AsyncProgramLoader::onWorkerFailed(quint64 requestId, const QString& path, const QString& problem) {
+  if (requestId != m_latestRequest->load()) return;
+  m_loading = false;
+  Q_EMIT failed(path, problem);
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,42 @@
+#pragma once
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <memory>
+
+#include "session/LoadedProgram.h"
+
+namespace torchir::ui {
+
+class LoadWorker;
+
+/// Opens programs on a background thread so the GUI thread never blocks on a file.
+/// Only the most recent request is reported; results of superseded ones are dropped.
+class AsyncProgramLoader : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit AsyncProgramLoader(QObject* parent = nullptr);
+  ~AsyncProgramLoader() override;
+
+  /// Starts reading `path`; returns at once. Supersedes any request still running.
+  void load(const QString& path);
+  bool isLoading() const { return m_loading; }
+
+ Q_SIGNALS:
+  void started(const QString& path);
+  void loaded(torchir::ui::LoadedProgramPtr program);
+  void failed(const QString& path, const QString& problem);
+
+ private:
+  void onWorkerLoaded(quint64 requestId, const torchir::ui::LoadedProgramPtr& program);
+  void onWorkerFailed(quint64 requestId, const QString& path, const QString& problem);
+
+  QThread m_thread;
+  LoadWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
+  std::shared_ptr<std::atomic<quint64>> m_latestRequest;
+  bool m_loading = false;
+};
+
+}  // namespace torchir::ui

@@ -1,0 +1,30 @@
+#pragma once
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "session/LoadedProgram.h"
+
+namespace torchir::ui {
+
+/// Does the blocking part of opening a program; lives on a worker thread.
+class LoadWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  /// `latestRequest` is written by the GUI thread; requests older than it are skipped unstarted.
+  explicit LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent = nullptr);
+
+  /// Reads `path` and emits loaded() or failed(); never throws.
+  void load(quint64 requestId, const QString& path);
+
+ Q_SIGNALS:
+  void loaded(quint64 requestId, torchir::ui::LoadedProgramPtr program);
+  void failed(quint64 requestId, const QString& path, const QString& problem);
+
+ private:
+  std::shared_ptr<const std::atomic<quint64>> m_latestRequest;
+};
+
+}  // namespace torchir::ui

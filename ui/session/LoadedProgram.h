@@ -1,0 +1,25 @@
+#pragma once
+#include <QMetaType>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "program/FxTable.h"
+#include "program/Program.h"
+
+namespace torchir::ui {
+
+/// A program read off the GUI thread, together with what the views derive from it, which is
+/// computed on the same thread so the GUI only ever receives finished data.
+struct LoadedProgram {
+  QString path;
+  torchir::Program program;
+  std::vector<torchir::FxRow> fxRows;
+};
+
+// Shared and const: handed across threads by signal, then read by several views.
+using LoadedProgramPtr = std::shared_ptr<const LoadedProgram>;
+
+}  // namespace torchir::ui
+
+Q_DECLARE_METATYPE(torchir::ui::LoadedProgramPtr)
