@@ -1,8 +1,11 @@
 """Time to open one .pt2: `torchir info` against `torch.export.load`, measured in one run.
 
-Usage: python open_program.py TORCHIR_BINARY FILE.pt2 [REPEATS]
-Each tool opens the file REPEATS times (after one warm-up that brings the file into the page
-cache for both); the median wall time of each is reported, and their ratio.
+Usage: python open_program.py BUILD_DIR FILE.pt2 [REPEATS]
+Each way of opening runs REPEATS times after one warm-up (which brings the file into the page
+cache for all of them); medians and ratios are reported:
+- `torchir info FILE --json` as a whole process: start-up, libtorch's static initialisation included;
+- `bench/open_pt2` in process: what opening a file costs the running app;
+- `torch.export.load(FILE)` in this Python process (`import torch` not counted).
 """
 
 import statistics
@@ -24,16 +27,21 @@ def timed(fn, repeats):
 
 
 def main():
-    binary, path = sys.argv[1], sys.argv[2]
+    build, path = sys.argv[1], sys.argv[2]
     repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    ours, ours_all = timed(lambda: subprocess.run([binary, "info", path, "--json"], check=True,
-                                                  stdout=subprocess.DEVNULL), repeats)
+    cli, ours_all = timed(lambda: subprocess.run([f"{build}/app/torchir", "info", path, "--json"], check=True,
+                                                 stdout=subprocess.DEVNULL), repeats)
+    lines = subprocess.run([f"{build}/bench/open_pt2", path, str(repeats + 1)], check=True,
+                           capture_output=True, text=True).stdout.split("\n")
+    inproc_all = [float(line.split()[0]) for line in lines if line][1:]
+    inproc = statistics.median(inproc_all)
     theirs, theirs_all = timed(lambda: torch.export.load(path), repeats)
     print(f"file: {path}")
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, repeats {repeats}")
-    print(f"torchir info (whole process)   median {ours:.3f} s  runs {[round(t, 3) for t in ours_all]}")
+    print(f"torchir info (whole process)   median {cli:.3f} s  runs {[round(t, 3) for t in ours_all]}")
+    print(f"open_pt2 (in process)          median {inproc:.3f} s  runs {[round(t, 3) for t in inproc_all]}")
     print(f"torch.export.load (in process) median {theirs:.3f} s  runs {[round(t, 3) for t in theirs_all]}")
-    print(f"ratio: {theirs / ours:.1f}x")
+    print(f"ratio, torchir info: {theirs / cli:.1f}x; in process: {theirs / inproc:.1f}x")
 
 
 if __name__ == "__main__":
