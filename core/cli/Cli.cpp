@@ -11,10 +11,13 @@ namespace {
 const char* kUsage =
     "usage: torchir info FILE [--json] [--weights F] [--constants F]\n"
     "       torchir table FILE [--json]\n"
-    "       torchir convert FILE.pt2 -o IR.json\n";
+    "       torchir convert FILE.pt2 -o IR.json\n"
+    "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
+    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json]\n";
 
 // Options that take a value; everything else starting with -- is a flag.
-const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output"};
+const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
+                                      "--save-outputs", "--stop-on"};
 
 }  // namespace
 
@@ -62,6 +65,7 @@ int run(int argc, char** argv) {
     if (args.verb == "info") return infoCommand(args);
     if (args.verb == "table") return tableCommand(args);
     if (args.verb == "convert") return convertCommand(args);
+    if (args.verb == "run") return runCommand(args);
   } catch (const LoadError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;

@@ -20,5 +20,6 @@ int run(int argc, char** argv);
 int infoCommand(const Args& args);
 int tableCommand(const Args& args);
 int convertCommand(const Args& args);
+int runCommand(const Args& args);
 
 }  // namespace torchir::cli

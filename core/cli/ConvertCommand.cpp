@@ -21,7 +21,8 @@ int convertCommand(const Args& args) {
   }
   nlohmann::ordered_json ir;
   try {
-    ir = toIrJson(program, program.source.torchVersion);
+    const AtenBackend& aten = atenBackend();
+    ir = toIrJson(program, program.source.torchVersion, [&](const std::string& op) { return aten.schemaSpecs(op); });
   } catch (const ConversionError& e) {
     std::cerr << "error: " << program.source.path << ": ConversionError: " << e.what() << "\n";
     return kProgramFault;

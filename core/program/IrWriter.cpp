@@ -1,7 +1,5 @@
 #include "IrWriter.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
-
 #include <cstring>
 
 #include "TensorValues.h"
@@ -12,33 +10,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using nlohmann::json;
 
-/// What pytorch-ir's analyzer reads off an op's schema per argument: is it a tensor list, does
-/// its type mention Tensor at all.
-struct SchemaArgSpec {
-  std::string name;
-  bool isTensorList = false;
-  bool isTensor = false;
-};
-
-std::vector<SchemaArgSpec> schemaSpecs(const std::string& target) {
-  // "aten.linear.default" -> ("aten::linear", "")
-  const auto first = target.find('.');
-  const auto last = target.rfind('.');
-  if (first == std::string::npos || first == last) return {};
-  const std::string name = target.substr(0, first) + "::" + target.substr(first + 1, last - first - 1);
-  std::string overload = target.substr(last + 1);
-  if (overload == "default") overload.clear();
-  auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
-  if (!handle) return {};
-  std::vector<SchemaArgSpec> specs;
-  for (const auto& a : handle->schema().arguments()) {
-    const std::string type = a.type()->str();
-    specs.push_back({a.name(), type.find("Tensor[]") != std::string::npos || type.find("Tensor?[]") != std::string::npos,
-                     type.find("Tensor") != std::string::npos});
-  }
-  return specs;
-}
-
 Json tensorMeta(const Value& v) {
   Json shape = Json::array();
   for (const auto& d : v.shape) shape.push_back(d.hint);
@@ -47,7 +18,7 @@ Json tensorMeta(const Value& v) {
 
 class IrBuilder {
  public:
-  explicit IrBuilder(const Program& p) : m_p(p), m_metaNames(p.values.size()) {}
+  IrBuilder(const Program& p, const SchemaLookup& schemas) : m_p(p), m_schemas(schemas), m_metaNames(p.values.size()) {}
 
   Json build(const std::string& pytorchVersion) {
     refuseDynamicShapes();
@@ -176,7 +147,7 @@ class IrBuilder {
     Json attrs = Json::object();
     for (const auto& a : n.inputs)
       if (a.keyword) attrs[a.name] = pythonValue(a);
-    const auto specs = schemaSpecs(n.target);
+    const auto specs = m_schemas(n.target);
     std::vector<const NodeArgument*> positional;
     for (const auto& a : n.inputs)
       if (!a.keyword) positional.push_back(&a);
@@ -261,14 +232,16 @@ class IrBuilder {
   }
 
   const Program& m_p;
+  const SchemaLookup& m_schemas;
   std::vector<std::string> m_metaNames;
   std::map<ValueId, NodeId> m_holder;
 };
 
 }  // namespace
 
-nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion) {
-  return IrBuilder(program).build(pytorchVersion);
+nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion,
+                                const SchemaLookup& schemas) {
+  return IrBuilder(program, schemas).build(pytorchVersion);
 }
 
 }  // namespace torchir

@@ -1,9 +1,11 @@
 #pragma once
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
 #include "Program.h"
+#include "aten/AtenBackend.h"
 
 namespace torchir {
 
@@ -16,7 +18,9 @@ class ConversionError : public std::runtime_error {
 /// The op-node IR JSON that pytorch-ir's `convert_exported_program` + `IR.to_dict` writes for
 /// the same program (its `_default_conversion` of every call_function node), with dtype/device
 /// attributes stringified as `json.dumps(default=str)` does. Throws ConversionError for
-/// dynamic shapes, as pytorch-ir does.
-nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion);
+/// dynamic shapes, as pytorch-ir does. `schemas` gives each op's schema arguments (the
+/// dispatcher's, through AtenBackend), which decide attrs and tensor-list sizes.
+using SchemaLookup = std::function<std::vector<SchemaArgSpec>(const std::string& opType)>;
+nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion, const SchemaLookup& schemas);
 
 }  // namespace torchir

@@ -1,116 +1,342 @@
 #include "Pt2Archive.h"
 
-#include <c10/util/Exception.h>
-#include <caffe2/serialize/inline_container.h>
-#include <caffe2/serialize/read_adapter_interface.h>
+#include <minizip/unzip.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <mutex>
+#include <unordered_map>
 
 #include "LoadError.h"
 #include "MappedFile.h"
 
+// minizip 1.1 reads the zip directory through custom I/O over memory (the file is mapped once) and
+// finds where each record's data starts; zlib checks CRCs and inflates compressed records; stored
+// records are handed out in place. libtorch's PyTorchStreamReader did this job before, but linking
+// it cost every process ~0.3 s of libtorch start-up before the first record was read.
+// Debian's minizip (zlib 1.2.8's contrib) does not apply zip64 extra fields on 64-bit Linux, so
+// sizes and offsets past 4 GiB (large .pt2 files) are taken from the raw extra field here.
+
 namespace torchir {
 
-struct Pt2Archive::Impl {
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
-  // The whole zip in memory (a file's map, or a range of an outer archive's map) and its owner.
+namespace {
+
+/// The bytes minizip reads: a file's map or a range of an outer archive's map.
+struct MemorySource {
   const std::byte* data = nullptr;
   std::size_t size = 0;
-  std::shared_ptr<const void> owner;
-  std::vector<std::string> records;
 };
 
-namespace {
-/// libtorch's zip errors run to several sentences: keep the first, without the reader's name.
-std::string firstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  const std::string noise = "PytorchStreamReader failed reading zip archive: ";
-  if (line.rfind(noise, 0) == 0) line.erase(0, noise.size());
-  line = line.substr(0, line.find(". "));
-  return line.empty() ? "unreadable archive" : line;
+/// One open "file" on a MemorySource: minizip opens it once per unzOpen2_64.
+struct MemoryStream {
+  const MemorySource* source = nullptr;
+  std::uint64_t pos = 0;
+};
+
+voidpf ZCALLBACK memOpen(voidpf opaque, const void* /*filename*/, int mode) {
+  if ((mode & ZLIB_FILEFUNC_MODE_READWRITEFILTER) != ZLIB_FILEFUNC_MODE_READ) return nullptr;
+  auto* stream = new (std::nothrow) MemoryStream;
+  if (stream) stream->source = static_cast<const MemorySource*>(opaque);
+  return stream;
 }
 
-// Lets libtorch's zip reader read a zip that lies in memory (nested in a .pt2) without a copy.
-class MemoryReadAdapter : public caffe2::serialize::ReadAdapterInterface {
- public:
-  MemoryReadAdapter(const std::byte* data, std::size_t size) : m_data(data), m_size(size) {}
-  size_t size() const override { return m_size; }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
-    if (pos >= m_size) return 0;
-    n = std::min<std::size_t>(n, m_size - pos);
-    std::memcpy(buf, m_data + pos, n);
-    return n;
+uLong ZCALLBACK memRead(voidpf /*opaque*/, voidpf s, void* buf, uLong n) {
+  auto* stream = static_cast<MemoryStream*>(s);
+  const std::size_t size = stream->source->size;
+  if (stream->pos >= size) return 0;
+  const std::size_t count = std::min<std::uint64_t>(n, size - stream->pos);
+  std::memcpy(buf, stream->source->data + stream->pos, count);
+  stream->pos += count;
+  return static_cast<uLong>(count);
+}
+
+uLong ZCALLBACK memWrite(voidpf, voidpf, const void*, uLong) { return 0; }  // read-only
+
+ZPOS64_T ZCALLBACK memTell(voidpf /*opaque*/, voidpf s) { return static_cast<MemoryStream*>(s)->pos; }
+
+long ZCALLBACK memSeek(voidpf /*opaque*/, voidpf s, ZPOS64_T offset, int origin) {
+  auto* stream = static_cast<MemoryStream*>(s);
+  const std::uint64_t size = stream->source->size;
+  // Relative seeks may go back: minizip passes them as unsigned, as fseeko would take them signed.
+  const auto delta = static_cast<std::int64_t>(offset);
+  std::uint64_t base = 0;
+  switch (origin) {
+    case ZLIB_FILEFUNC_SEEK_SET:
+      if (offset > size) return -1;
+      stream->pos = offset;
+      return 0;
+    case ZLIB_FILEFUNC_SEEK_CUR:
+      base = stream->pos;
+      break;
+    case ZLIB_FILEFUNC_SEEK_END:
+      base = size;
+      break;
+    default:
+      return -1;
+  }
+  // Positions outside the bytes are refused (fseek would allow past the end; nothing valid lies there).
+  if (delta < 0 ? static_cast<std::uint64_t>(-(delta + 1)) + 1 > base : static_cast<std::uint64_t>(delta) > size - base)
+    return -1;
+  stream->pos = delta < 0 ? base - (static_cast<std::uint64_t>(-(delta + 1)) + 1) : base + static_cast<std::uint64_t>(delta);
+  return 0;
+}
+
+int ZCALLBACK memClose(voidpf /*opaque*/, voidpf s) {
+  delete static_cast<MemoryStream*>(s);
+  return 0;
+}
+
+int ZCALLBACK memError(voidpf, voidpf) { return 0; }
+
+/// One directory entry: minizip's description, with the zip64 values it may have left unread.
+struct Entry {
+  unz64_file_pos pos{};
+  unz_file_info64 info{};
+  std::vector<std::uint8_t> extra;  // the central directory's extra field, raw
+};
+
+/// Where an entry's bytes are and what they should be.
+struct Record {
+  std::uint64_t offset = 0;  // of the (compressed) data in the zip's bytes
+  std::uint64_t csize = 0;
+  std::uint64_t usize = 0;
+  std::uint32_t crc = 0;
+  int method = 0;
+};
+
+std::uint64_t readLE(const std::uint8_t* p, int n) {
+  std::uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+constexpr std::uint64_t kMax32 = 0xffffffffu;
+
+/// The 8-byte fields of the zip64 extra block (id 1) of a central directory entry, in order.
+std::vector<std::uint64_t> zip64Fields(const std::vector<std::uint8_t>& extra) {
+  std::size_t at = 0;
+  while (at + 4 <= extra.size()) {
+    const auto id = readLE(&extra[at], 2);
+    const auto size = readLE(&extra[at + 2], 2);
+    if (at + 4 + size > extra.size()) break;
+    if (id == 1) {
+      std::vector<std::uint64_t> fields;
+      for (std::size_t i = 0; i + 8 <= size; i += 8) fields.push_back(readLE(&extra[at + 4 + i], 8));
+      return fields;
+    }
+    at += 4 + size;
+  }
+  return {};
+}
+
+}  // namespace
+
+struct Pt2Archive::Impl {
+  // The whole zip in memory (a file's map, or a range of an outer archive's map) and its owner.
+  MemorySource source;
+  std::shared_ptr<const void> owner;
+  unzFile zip = nullptr;
+  std::vector<std::string> records;  // in directory order
+  std::unordered_map<std::string, Entry> entries;
+  std::mutex mutex;
+
+  ~Impl() {
+    if (zip) unzClose(zip);
   }
 
- private:
-  const std::byte* m_data;
-  std::size_t m_size;
+  void open(const std::string& path);
+  /// Where `record`'s bytes lie; throws LoadError when it is missing, unreadable or outside the file.
+  Record locate(const std::string& path, const std::string& record);
+  Record locked(const std::string& path, const std::string& record) {
+    std::lock_guard lock(mutex);  // minizip's cursor: one record at a time
+    return locate(path, record);
+  }
+  /// The record's bytes, inflated if need be, CRC checked.
+  std::vector<std::byte> read(const std::string& path, const std::string& record, const Record& r) const;
 };
-}  // namespace
+
+void Pt2Archive::Impl::open(const std::string& path) {
+  if (source.size < 22) throw LoadError(path, "not a zip archive (too short)");
+  zlib_filefunc64_def io{};
+  io.zopen64_file = memOpen;
+  io.zread_file = memRead;
+  io.zwrite_file = memWrite;
+  io.ztell64_file = memTell;
+  io.zseek64_file = memSeek;
+  io.zclose_file = memClose;
+  io.zerror_file = memError;
+  io.opaque = &source;
+  zip = unzOpen2_64(path.c_str(), &io);
+  if (!zip) {
+    const bool localHeader = std::memcmp(source.data, "PK\x03\x04", 4) == 0;
+    throw LoadError(path, localHeader ? "truncated or corrupt zip archive (no readable central directory)"
+                                      : "not a zip archive");
+  }
+
+  std::vector<std::pair<std::string, Entry>> all;
+  int rc = unzGoToFirstFile(zip);
+  for (; rc == UNZ_OK; rc = unzGoToNextFile(zip)) {
+    Entry e;
+    if (unzGetCurrentFileInfo64(zip, &e.info, nullptr, 0, nullptr, 0, nullptr, 0) != UNZ_OK ||
+        unzGetFilePos64(zip, &e.pos) != UNZ_OK)
+      throw LoadError(path, "corrupt zip directory (truncated?)");
+    std::string name(e.info.size_filename, '\0');
+    e.extra.resize(e.info.size_file_extra);
+    if ((!name.empty() || !e.extra.empty()) &&
+        unzGetCurrentFileInfo64(zip, nullptr, name.empty() ? nullptr : name.data(), static_cast<uLong>(name.size()),
+                                e.extra.empty() ? nullptr : e.extra.data(), static_cast<uLong>(e.extra.size()),
+                                nullptr, 0) != UNZ_OK)
+      throw LoadError(path, "corrupt zip directory (truncated?)");
+    all.emplace_back(std::move(name), std::move(e));
+  }
+  if (rc != UNZ_END_OF_LIST_OF_FILE) throw LoadError(path, "corrupt zip directory (truncated?)");
+
+  // PyTorchStreamReader's convention: every entry sits under one root folder, named by the first
+  // entry, and records are named relative to it. Archives without one (torch 2.6/2.7's flat .pt2)
+  // keep full names.
+  std::string prefix;
+  if (!all.empty()) {
+    const auto slash = all.front().first.find('/');
+    if (slash != std::string::npos && slash > 0) prefix = all.front().first.substr(0, slash + 1);
+  }
+  const bool rooted =
+      !prefix.empty() && std::all_of(all.begin(), all.end(), [&](const auto& a) { return a.first.rfind(prefix, 0) == 0; });
+  for (auto& [name, e] : all) {
+    std::string record = rooted ? name.substr(prefix.size()) : name;
+    if (record.empty() || record.back() == '/') continue;  // folder entries hold nothing
+    if (entries.emplace(record, std::move(e)).second) records.push_back(std::move(record));  // first one wins
+  }
+}
+
+Record Pt2Archive::Impl::locate(const std::string& path, const std::string& record) {
+  const auto it = entries.find(record);
+  if (it == entries.end()) throw LoadError(path, "no record " + record);
+  const Entry& e = it->second;
+  auto bad = [&](const std::string& why) { return LoadError(path, "record " + record + " " + why); };
+  if (e.info.flag & 1) throw bad("is encrypted");
+  if (e.info.compression_method != 0 && e.info.compression_method != Z_DEFLATED)
+    throw bad("uses unsupported compression method " + std::to_string(e.info.compression_method));
+
+  Record r;
+  r.method = static_cast<int>(e.info.compression_method);
+  r.crc = static_cast<std::uint32_t>(e.info.crc);
+  r.usize = e.info.uncompressed_size;
+  r.csize = e.info.compressed_size;
+  // Debian's minizip 1.1 leaves zip64 values unread on 64-bit Linux (it compares them with
+  // (unsigned long)-1): a size still at 0xffffffff comes from the zip64 block, in the spec's order.
+  const auto z64 = zip64Fields(e.extra);
+  std::size_t next = 0;
+  if (r.usize == kMax32 && next < z64.size()) r.usize = z64[next++];
+  if (r.csize == kMax32 && next < z64.size()) r.csize = z64[next++];
+
+  auto pos = e.pos;
+  if (unzGoToFilePos64(zip, &pos) != UNZ_OK) throw bad("is unreadable (corrupt zip directory?)");
+  if (unzOpenCurrentFile(zip) == UNZ_OK) {
+    r.offset = unzGetCurrentFileZStreamPos64(zip);
+    unzCloseCurrentFile(zip);
+  } else {
+    // minizip cannot open an entry whose local header lies past 4 GiB (the same zip64 defect):
+    // its offset is the zip64 block's last 8-byte field (counted from the file's start: torch
+    // writes no prefix before the zip); check the local header found there.
+    if (z64.empty()) throw bad("is unreadable (truncated or corrupt archive?)");
+    const std::uint64_t header = z64.back();
+    if (header > source.size || source.size - header < 30)
+      throw bad("lies outside the file (truncated?)");
+    const auto* h = reinterpret_cast<const std::uint8_t*>(source.data + header);
+    if (readLE(h, 4) != 0x04034b50 || readLE(h + 26, 2) != e.info.size_filename)
+      throw bad("is unreadable (truncated or corrupt archive?)");
+    r.offset = header + 30 + readLE(h + 26, 2) + readLE(h + 28, 2);
+  }
+  if (r.offset > source.size || r.csize > source.size - r.offset) throw bad("lies outside the file (truncated?)");
+  if (r.method == 0 && r.csize != r.usize) throw bad("is stored with two different sizes (corrupt archive)");
+  return r;
+}
+
+std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std::string& record,
+                                              const Record& r) const {
+  auto bad = [&](const std::string& why) { return LoadError(path, "record " + record + " " + why); };
+  const auto* in = reinterpret_cast<const Bytef*>(source.data + r.offset);
+  std::vector<std::byte> out;
+  if (r.method == 0) {
+    out.assign(source.data + r.offset, source.data + r.offset + r.csize);
+  } else {
+    // The declared size is only a claim: deflate cannot expand more than 1032:1.
+    if (r.usize > r.csize * 1032 + 1024) throw bad("declares an impossible size (corrupt archive?)");
+    out.resize(r.usize);
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw bad("cannot be inflated (zlib failed)");
+    std::uint64_t inLeft = r.csize, outLeft = r.usize;
+    Bytef empty = 0;  // zlib refuses a null output pointer, even for no output
+    z.next_in = const_cast<Bytef*>(in);
+    z.next_out = out.empty() ? &empty : reinterpret_cast<Bytef*>(out.data());
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      constexpr std::uint64_t kChunk = 1u << 30;  // zlib counts in 32 bits
+      if (z.avail_in == 0) {
+        z.avail_in = static_cast<uInt>(std::min(inLeft, kChunk));
+        inLeft -= z.avail_in;
+      }
+      if (z.avail_out == 0) {
+        z.avail_out = static_cast<uInt>(std::min(outLeft, kChunk));
+        outLeft -= z.avail_out;
+      }
+      rc = inflate(&z, Z_NO_FLUSH);
+      // no progress for want of a buffer: go on only while there is more of it to give
+      if (rc == Z_BUF_ERROR && ((z.avail_in == 0 && inLeft > 0) || (z.avail_out == 0 && outLeft > 0))) rc = Z_OK;
+    }
+    const std::uint64_t produced = r.usize - outLeft - z.avail_out;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) throw bad("cannot be inflated (corrupt or truncated data)");
+    if (produced != r.usize) throw bad("inflates to another size than declared (corrupt archive)");
+  }
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (std::size_t at = 0; at < out.size();) {
+    const auto n = static_cast<uInt>(std::min<std::size_t>(out.size() - at, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(out.data() + at), n);
+    at += n;
+  }
+  if (static_cast<std::uint32_t>(crc) != r.crc) throw bad("fails its CRC check (corrupt archive)");
+  return out;
+}
 
 Pt2Archive::Pt2Archive(const std::string& path) : m_path(path), m_impl(std::make_unique<Impl>()) {
   auto file = MappedFile::open(path);  // also reports a missing file clearly
-  m_impl->data = file->data();
-  m_impl->size = file->size();
+  m_impl->source = {file->data(), file->size()};
   m_impl->owner = file;
-  if (m_impl->size < 22) throw LoadError(path, "not a zip archive (file too short)");
-  try {
-    m_impl->reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-    m_impl->records = m_impl->reader->getAllRecords();
-  } catch (const c10::Error& e) {
-    throw LoadError(path, "not a readable zip archive (truncated or corrupt?): " + firstLine(e.what_without_backtrace()));
-  }
+  m_impl->open(m_path);
 }
 
 Pt2Archive::Pt2Archive(std::shared_ptr<const Storage> bytes)
     : m_path(bytes ? bytes->origin : std::string("<no bytes>")), m_impl(std::make_unique<Impl>()) {
-  if (!bytes || !bytes->data || bytes->nbytes < 22) throw LoadError(m_path, "not a zip archive (too short)");
-  m_impl->data = bytes->data;
-  m_impl->size = bytes->nbytes;
+  if (!bytes || !bytes->data) throw LoadError(m_path, "not a zip archive (too short)");
+  m_impl->source = {bytes->data, bytes->nbytes};
   m_impl->owner = bytes;  // keeps the outer map alive through the Storage's own owner
-  try {
-    m_impl->reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(
-        std::make_shared<MemoryReadAdapter>(m_impl->data, m_impl->size));
-    m_impl->records = m_impl->reader->getAllRecords();
-  } catch (const c10::Error& e) {
-    throw LoadError(m_path, "not a readable zip archive (truncated or corrupt?): " + firstLine(e.what_without_backtrace()));
-  }
+  m_impl->open(m_path);
 }
 
 Pt2Archive::~Pt2Archive() = default;
 
 std::vector<std::string> Pt2Archive::records() const { return m_impl->records; }
 
-bool Pt2Archive::has(const std::string& record) const {
-  try {
-    return m_impl->reader->hasRecord(record);
-  } catch (const c10::Error&) {
-    return false;
-  }
-}
+bool Pt2Archive::has(const std::string& record) const { return m_impl->entries.count(record) > 0; }
 
 std::string Pt2Archive::text(const std::string& record) const {
-  try {
-    auto [data, size] = m_impl->reader->getRecord(record);
-    return std::string(static_cast<const char*>(data.get()), size);
-  } catch (const c10::Error& e) {
-    throw LoadError(m_path, "cannot read record " + record + ": " + firstLine(e.what_without_backtrace()));
-  }
+  const auto bytes = m_impl->read(m_path, record, m_impl->locked(m_path, record));  // stored ones too: CRC checked
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record) const {
-  try {
-    const std::size_t size = m_impl->reader->getRecordSize(record);
-    const std::size_t offset = m_impl->reader->getRecordOffset(record);
-    if (offset > m_impl->size || size > m_impl->size - offset)
-      throw LoadError(m_path, "record " + record + " lies outside the file (truncated?)");
-    return std::make_shared<Storage>(
-        Storage{size ? m_impl->data + offset : nullptr, size, m_impl->owner, m_path + ":" + record});
-  } catch (const c10::Error& e) {
-    throw LoadError(m_path, "cannot read record " + record + ": " + firstLine(e.what_without_backtrace()));
+  const Record r = m_impl->locked(m_path, record);
+  const std::string origin = m_path + ":" + record;
+  if (r.method == 0) {
+    // Stored: the bytes are in the map already; no CRC pass over (possibly) gigabytes of weights.
+    const std::size_t size = r.csize;
+    return std::make_shared<Storage>(Storage{size ? m_impl->source.data + r.offset : nullptr, size, m_impl->owner, origin});
   }
+  auto buffer = std::make_shared<std::vector<std::byte>>(m_impl->read(m_path, record, r));
+  const std::byte* data = buffer->empty() ? nullptr : buffer->data();
+  return std::make_shared<Storage>(Storage{data, buffer->size(), std::move(buffer), origin});
 }
 
 }  // namespace torchir

@@ -11,10 +11,12 @@ class MappedFile;
 
 /// The zip container of a `.pt2` (or a `torch.save` file): record names relative to the archive's
 /// root folder, record text, and records as storages pointing into a memory map of the file.
-/// Only this class touches libtorch's zip reader; it keeps torch headers out of everyone else.
+/// A `.pt2` written by torch >= 2.8 has every record under one root folder (`model/`); an archive
+/// whose entries are not all under one folder (torch 2.6/2.7's flat `.pt2`) keeps full names.
+/// Read with minizip from one read-only memory map; no libtorch.
 class Pt2Archive {
  public:
-  /// Throws LoadError (not a zip, truncated, no root folder, ...).
+  /// Throws LoadError (not a zip, truncated, corrupt directory, ...).
   explicit Pt2Archive(const std::string& path);
   /// A zip held inside another file's bytes, e.g. the stored (uncompressed) torch.save record
   /// `data/sample_inputs/model.pt` of a `.pt2`: read in place, `bytes->owner` keeps them alive.
@@ -28,8 +30,10 @@ class Pt2Archive {
   /// Record names, relative to the archive's root folder (`model/` for `model.pt2`).
   std::vector<std::string> records() const;
   bool has(const std::string& record) const;
+  /// The record's bytes (inflated if compressed, CRC checked). Throws LoadError.
   std::string text(const std::string& record) const;
-  /// The record's bytes in place (stored zip entries are not compressed); throws if compressed.
+  /// Stored (uncompressed) records point into the map in place; compressed ones are inflated into
+  /// a buffer the Storage owns. Throws LoadError for a missing or unreadable record.
   std::shared_ptr<const Storage> storage(const std::string& record) const;
 
  private:

@@ -15,6 +15,7 @@ using nlohmann::json;
 
 constexpr const char* kModelJson = "models/model.json";
 constexpr const char* kSupportedArchiveVersion = "0";
+constexpr const char* kFlatProgramJson = "serialized_exported_program.json";
 
 /// `tensor_meta` of a weights/constants config entry, as a view on `storage`.
 TensorData tensorFromMeta(const json& meta, std::shared_ptr<const Storage> storage) {
@@ -64,31 +65,62 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   }
 }
 
-}  // namespace
+/// A `torch.save` dict of FQN -> tensor held in `record` (torch 2.6-2.8 pickled weights and constants),
+/// read in place when the record is stored. An empty record is torch's "nothing" (`b""` for None).
+void readPickledTensors(const Pt2Archive& archive, const std::string& record, Program& program) {
+  if (!archive.has(record)) return;
+  auto bytes = archive.storage(record);
+  if (bytes->nbytes == 0) return;
+  Pt2Archive nested(std::move(bytes));  // its storages keep the outer map (or inflated buffer) alive
+  for (auto& [fqn, t] : readTorchSave(nested)) {
+    if (fqn.empty()) throw LoadError(archive.path(), record + " holds a single tensor, not a dict of them");
+    program.weights[fqn] = std::move(t);
+  }
+}
 
-Program readPt2(const std::string& path) {
-  Pt2Archive archive(path);
-  Program program;
-  program.source.path = path;
-  program.source.format = "pt2";
+/// The ExportedProgram JSON in `record`.
+void readProgramJson(const Pt2Archive& archive, const std::string& record, Program& program) {
+  json ep;
+  try {
+    ep = parseLenientJson(archive.text(record));
+  } catch (const json::exception&) {
+    throw LoadError(archive.path(), record + " is not valid JSON");
+  }
+  if (!ep.is_object()) throw LoadError(archive.path(), record + " is not an ExportedProgram object");
+  readExportedProgram(ep, archive.path(), program);
+}
 
-  if (archive.has("serialized_exported_program.json"))
-    throw LoadError(path, "flat .pt2 layout of torch 2.6/2.7 is not supported; re-save it with torch >= 2.9");
+/// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.
+void readFlatZip(const Pt2Archive& archive, Program& program) {
+  program.source.layout = "flat zip (torch 2.6/2.7)";
+  readProgramJson(archive, kFlatProgramJson, program);
+  readPickledTensors(archive, "serialized_state_dict.pt", program);
+  readPickledTensors(archive, "serialized_constants.pt", program);
+  try {
+    // torch.save((args, kwargs)): the tensors of args, then those of kwargs' values
+    if (archive.has("serialized_example_inputs.pt")) {
+      auto bytes = archive.storage("serialized_example_inputs.pt");
+      if (bytes->nbytes > 0) {
+        Pt2Archive nested(std::move(bytes));
+        for (auto& entry : readTorchSave(nested)) program.sampleInputs.push_back(std::move(entry.second));
+      }
+    }
+  } catch (const LoadError&) {
+    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
+  }
+}
+
+/// The PT2 archive of torch >= 2.8: `models/model.json` under a root folder; weights as raw
+/// storages with JSON configs (2.9 and later) or as torch.save pickles (2.8).
+void readPt2Archive(const Pt2Archive& archive, Program& program) {
+  const std::string& path = archive.path();
   if (!archive.has(kModelJson)) throw LoadError(path, "no models/model.json: not an exported program archive");
   if (archive.has("archive_version")) {
     auto v = archive.text("archive_version");
     while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
     if (v != kSupportedArchiveVersion) throw LoadError(path, "unsupported archive version " + v);
   }
-
-  json ep;
-  try {
-    ep = parseLenientJson(archive.text(kModelJson));
-  } catch (const json::exception&) {
-    throw LoadError(path, "models/model.json is not valid JSON");
-  }
-  if (!ep.is_object()) throw LoadError(path, "models/model.json is not an ExportedProgram object");
-  readExportedProgram(ep, path, program);
+  readProgramJson(archive, kModelJson, program);
 
   if (archive.has("data/weights/model_weights_config.json")) {
     program.source.layout = "pt2-archive";
@@ -96,6 +128,8 @@ Program readPt2(const std::string& path) {
     readTensorConfig(archive, "data/constants/", "model_constants_config.json", program);
   } else if (archive.has("data/weights/model.pt")) {
     program.source.layout = "pt2-archive (pickled weights, torch 2.8)";
+    readPickledTensors(archive, "data/weights/model.pt", program);
+    readPickledTensors(archive, "data/constants/model.pt", program);
   } else {
     program.source.layout = "pt2-archive (no weights)";
   }
@@ -104,6 +138,17 @@ Program readPt2(const std::string& path) {
   } catch (const LoadError&) {
     // Sample inputs are a convenience: a program whose samples cannot be read still opens.
   }
+}
+
+}  // namespace
+
+Program readPt2(const std::string& path) {
+  Pt2Archive archive(path);
+  Program program;
+  program.source.path = path;
+  program.source.format = "pt2";
+  if (archive.has(kFlatProgramJson)) readFlatZip(archive, program);
+  else readPt2Archive(archive, program);
   auto slash = path.find_last_of('/');
   auto base = path.substr(slash == std::string::npos ? 0 : slash + 1);
   if (program.source.modelName.empty()) program.source.modelName = base.substr(0, base.find('.'));

@@ -15,6 +15,8 @@ using namespace torchir::test;
 
 namespace {
 
+const SchemaLookup schemas = [](const std::string& op) { return atenBackend().schemaSpecs(op); };
+
 bool sameTensor(const TensorData& a, const TensorData& b) {
   return a.dtype == b.dtype && a.sizes == b.sizes && a.hasData() && b.hasData() &&
          a.contiguousBytes() == b.contiguousBytes();
@@ -84,16 +86,16 @@ class FixtureConformanceTest : public QObject {
       std::ifstream f(fixturePath(n, ".ir_error.txt"));
       std::string expected;
       std::getline(f, expected);
-      QVERIFY_THROWS_EXCEPTION(ConversionError, toIrJson(p, ""));
+      QVERIFY_THROWS_EXCEPTION(ConversionError, toIrJson(p, "", schemas));
       try {
-        toIrJson(p, "");
+        toIrJson(p, "", schemas);
       } catch (const ConversionError& e) {
         QCOMPARE(QString(e.what()), QString::fromStdString(expected));
       }
       return;
     }
     // Through our own writer and lenient reader, so NaN/Infinity and float text round-trip too.
-    auto ours = parseLenientJson(dumpPythonJson(toIrJson(p, "")));
+    auto ours = parseLenientJson(dumpPythonJson(toIrJson(p, "", schemas)));
     std::ifstream f(fixturePath(n, ".ir.json"));
     auto theirs = parseLenientJson(std::string(std::istreambuf_iterator<char>(f), {}));
     ours.erase("pytorch_version");

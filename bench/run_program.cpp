@@ -1,0 +1,54 @@
+// Runs a program in-process REPEATS times (after one warm-up) with its sample inputs and prints
+// each run's wall time, and the sum of the ops' own times (as the engine measured them).
+// usage: run_program FILE [REPEATS] [THREADS] [--weights F]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
+#include "program/LoadError.h"
+#include "program/ProgramLoader.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: run_program FILE [REPEATS] [THREADS] [--weights F]\n");
+    return 2;
+  }
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 10;
+  const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
+  torchir::LoadOptions options;
+  if (argc > 5 && std::strcmp(argv[4], "--weights") == 0) options.weightsPath = argv[5];
+  try {
+    const auto program = torchir::loadProgram(argv[1], options);
+    const auto& backend = torchir::atenBackend();
+    backend.setThreads(threads);
+    auto session = backend.createSession(program);
+    auto d = session->setInputs(program.sampleInputs);
+    if (!d.ok()) {
+      std::fprintf(stderr, "error: %s\n", d.message.c_str());
+      return 1;
+    }
+    int nodes = 0;
+    for (int i = 0; i <= repeats; ++i) {
+      session->reset();
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto outcome = session->run();
+      const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      if (outcome.reason != torchir::StopReason::Finished) {
+        std::fprintf(stderr, "error: %s: %s\n", outcome.diagnosis.nodeName.c_str(), outcome.diagnosis.message.c_str());
+        return 1;
+      }
+      double opSeconds = 0;
+      nodes = 0;
+      for (const auto& n : program.nodes)
+        if (const auto* r = session->record(n.id); r && !r->schema.empty()) opSeconds += r->microseconds * 1e-6, ++nodes;
+      if (i > 0) std::printf("%.6f %.6f %d\n", dt.count(), opSeconds, nodes);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,49 @@
+#pragma once
+// Rebuilds a node's boxed call from its op schema and the serialized .pt2 arguments.
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "exec/ExecTypes.h"
+
+namespace torchir {
+
+/// A value the node needs that the run does not have (a weight without data, a released value).
+struct MissingValue : std::runtime_error {
+  explicit MissingValue(ValueId v) : std::runtime_error("missing value"), value(v) {}
+  ValueId value;
+};
+
+/// The frame's values, by value id.
+using FrameValues = std::vector<c10::IValue>;
+
+/// How one schema argument is filled, decided once per node: constants (attributes, defaults)
+/// are converted once; a plain tensor is one frame lookup; the rest converts per call.
+struct ArgPlan {
+  enum Kind : uint8_t { Constant, FrameValue, Converted } kind = Constant;
+  c10::IValue constant;
+  ValueId value = kNone;
+  const NodeArgument* given = nullptr;
+  c10::TypePtr type;
+};
+
+/// A node's call: one plan per schema argument (kwarg-only ones too), in schema order, and what
+/// the argument view shows of each, apart from the runtime value.
+struct CallPlan {
+  std::vector<ArgPlan> args;
+  std::vector<ArgumentRecord> records;  // name, declared type, source; value for constants
+};
+
+/// Plans the call: the node's argument by name, else the schema default. Throws
+/// std::runtime_error for an argument that is neither or cannot be converted.
+CallPlan planCall(const Program& program, const Node& node, const c10::FunctionSchema& schema);
+
+/// Pushes the arguments onto `stack`. Throws MissingValue for a value the run does not have.
+void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::Stack& stack);
+
+/// Serialized ScalarType / MemoryFormat / Layout numbers to c10's.
+int64_t c10MemoryFormat(int serialized);
+int64_t c10Layout(int serialized);
+
+}  // namespace torchir

@@ -1,0 +1,36 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace torchir {
+
+class Session;
+struct Program;
+
+/// What pytorch-ir's analyzer reads off an op's schema, per argument.
+struct SchemaArgSpec {
+  std::string name;
+  bool isTensorList = false;  // the type mentions Tensor[] or Tensor?[]
+  bool isTensor = false;      // the type mentions Tensor at all
+};
+
+/// Everything that needs libtorch, behind an interface without torch types. It lives in the
+/// shared library `libtorchir_aten.so`, loaded on first use: libtorch's start-up (~0.3 s of
+/// operator registration) is paid only by work that calls ATen, not by `torchir info`.
+class AtenBackend {
+ public:
+  virtual ~AtenBackend() = default;
+  /// The schema's arguments of an op named as pytorch-ir names it (`aten.linear.default`);
+  /// empty when the dispatcher does not know the op.
+  virtual std::vector<SchemaArgSpec> schemaSpecs(const std::string& opType) const = 0;
+  /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
+  virtual void setThreads(int threads) const = 0;
+  /// A run of `program` through the dispatcher. The program must outlive the session.
+  virtual std::unique_ptr<Session> createSession(const Program& program) const = 0;
+};
+
+/// Loads the backend once (thread-safe); throws std::runtime_error naming what failed.
+const AtenBackend& atenBackend();
+
+}  // namespace torchir

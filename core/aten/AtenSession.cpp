@@ -1,0 +1,456 @@
+#include "AtenSession.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+
+#include "ArgumentBuilder.h"
+#include "FailureExplainer.h"
+#include "IValueSummary.h"
+#include "SymbolicKernels.h"
+#include "TensorBridge.h"
+
+namespace torchir {
+namespace {
+
+/// How a node runs, decided once when the session is made.
+struct Kernel {
+  enum Kind { Skip, Aten, Symbolic, Unsupported } kind = Skip;
+  std::optional<c10::OperatorHandle> op;
+  CallPlan plan;
+  std::string schema;
+  std::string problem;  // for Unsupported
+  DiagnosisClass problemClass = DiagnosisClass::OpNotFound;
+};
+
+Kernel resolveKernel(const Program& p, const Node& n) {
+  Kernel k;
+  if (n.opcode != Opcode::CallFunction || n.target == "<built-in function getitem>") return k;  // getitem: no work
+  if (isSymbolicTarget(n.target)) {
+    k.kind = Kernel::Symbolic;
+    return k;
+  }
+  // "aten.conv2d.default" -> aten::conv2d, overload ""
+  const auto first = n.target.find('.');
+  const auto last = n.target.rfind('.');
+  if (first == std::string::npos || first == last) {
+    k.kind = Kernel::Unsupported;
+    const bool hop = n.target.find("higher_order") != std::string::npos || n.target == "cond" ||
+                     n.target == "while_loop" || n.target.rfind("wrap", 0) == 0 || n.target.rfind("auto_functionalized", 0) == 0;
+    k.problemClass = hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound;
+    k.problem = hop ? "the higher-order op " + n.target + " has no kernel yet"
+                    : "'" + n.target + "' is not an operator the dispatcher knows";
+    return k;
+  }
+  const std::string name = n.target.substr(0, first) + "::" + n.target.substr(first + 1, last - first - 1);
+  std::string overload = n.target.substr(last + 1);
+  if (overload == "default") overload.clear();
+  auto op = c10::Dispatcher::singleton().findSchema({name, overload});
+  if (!op) {
+    k.kind = Kernel::Unsupported;
+    k.problem = "the dispatcher has no operator " + name + (overload.empty() ? "" : "." + overload) +
+                " (a custom op whose library is not loaded, or an op of another torch version)";
+    return k;
+  }
+  k.op = *op;
+  k.schema = toString(op->schema());
+  try {
+    k.plan = planCall(p, n, op->schema());
+    k.kind = Kernel::Aten;
+  } catch (const std::exception& e) {
+    k.kind = Kernel::Unsupported;
+    k.problemClass = DiagnosisClass::RuntimeError;
+    k.problem = std::string("cannot rebuild the call: ") + e.what();
+  }
+  return k;
+}
+
+std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+bool hasNanOrInf(const c10::IValue& v) {
+  if (!v.isTensor()) return false;
+  const at::Tensor& t = v.toTensor();
+  if (!t.defined() || !at::isFloatingType(t.scalar_type()) || t.numel() == 0) return false;
+  return !at::isfinite(t).all().item<bool>();
+}
+
+/// What one execution of a node keeps: cheap enough for every node of every run.
+struct NodeRun {
+  bool executed = false;
+  double microseconds = 0;
+  std::vector<c10::IValue> args;             // the call's arguments (references to the frame's tensors)
+  std::vector<ArgumentRecord> symbolicArgs;  // SymInt kernels record their own
+};
+
+class AtenSession final : public Session {
+ public:
+  explicit AtenSession(const Program& p) : m_p(p) {
+    m_kernels.reserve(p.nodes.size());
+    for (const auto& n : p.nodes) m_kernels.push_back(resolveKernel(p, n));
+    for (const auto& s : p.inputs)
+      if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
+    reset();
+  }
+
+  const Program& program() const override { return m_p; }
+
+  Diagnosis setInputs(const std::vector<TensorData>& inputs) override {
+    Diagnosis d;
+    if (inputs.size() != m_userInputs.size()) {
+      d.kind = DiagnosisClass::ShapeMismatch;
+      d.message = "the program takes " + std::to_string(m_userInputs.size()) + " inputs, " +
+                  std::to_string(inputs.size()) + " were given";
+      return d;
+    }
+    std::map<std::string, int64_t> symbols;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const Value& v = m_p.value(m_userInputs[i]);
+      const TensorData& t = inputs[i];
+      if (v.kind != ValueKind::Tensor) continue;
+      if (!t.hasData()) {
+        d.kind = DiagnosisClass::MissingData;
+        d.message = "input '" + v.name + "' has no data (the sample inputs of a meta-device export are empty)";
+        return d;
+      }
+      if (t.sizes.size() != v.shape.size()) {
+        d.kind = DiagnosisClass::ShapeMismatch;
+        d.message = "input '" + v.name + "' has " + std::to_string(t.sizes.size()) + " dimensions, the program expects " +
+                    std::to_string(v.shape.size());
+        return d;
+      }
+      for (std::size_t k = 0; k < v.shape.size(); ++k) {
+        const Dim& dim = v.shape[k];
+        if (!dim.isSymbolic()) {
+          if (dim.hint != t.sizes[k]) {
+            d.kind = DiagnosisClass::ShapeMismatch;
+            d.message = "input '" + v.name + "' dimension " + std::to_string(k) + " is " + std::to_string(t.sizes[k]) +
+                        ", the program was exported for " + std::to_string(dim.hint);
+            return d;
+          }
+          continue;
+        }
+        auto range = m_p.symbolRanges.find(dim.expr);
+        if (range == m_p.symbolRanges.end()) continue;
+        const auto& r = range->second;
+        if ((r.min && t.sizes[k] < *r.min) || (r.max && t.sizes[k] > *r.max)) {
+          d.kind = DiagnosisClass::SymbolOutOfRange;
+          d.message = "input '" + v.name + "' dimension " + std::to_string(k) + " is " + std::to_string(t.sizes[k]) +
+                      ", outside the range of " + dim.expr + ": [" + (r.min ? std::to_string(*r.min) : "-inf") + ", " +
+                      (r.max ? std::to_string(*r.max) : "inf") + "]";
+          d.explanation = "The program was exported with " + dim.expr +
+                          " dynamic within that range; give an input inside it or export with a wider Dim range.";
+          return d;
+        }
+      }
+    }
+    m_inputs = inputs;
+    reset();
+    return d;
+  }
+
+  Diagnosis setRandomInputs(uint64_t seed) override {
+    at::manual_seed(seed);
+    std::vector<TensorData> inputs;
+    for (ValueId id : m_userInputs) {
+      const Value& v = m_p.value(id);
+      std::vector<int64_t> sizes;
+      for (const auto& d : v.shape) sizes.push_back(d.hint);
+      const auto options = at::TensorOptions().dtype(static_cast<at::ScalarType>(v.dtype));
+      at::Tensor t = at::isFloatingType(options.dtype().toScalarType()) ? at::randn(sizes, options)
+                     : options.dtype().toScalarType() == at::kBool ? at::randint(0, 2, sizes, options)
+                                                                    : at::randint(0, 16, sizes, options);
+      inputs.push_back(fromAten(t));
+    }
+    return setInputs(inputs);
+  }
+
+  NodeId position() const override { return m_pos; }
+  bool finished() const override { return m_pos >= static_cast<NodeId>(m_p.nodes.size()); }
+
+  StepOutcome step() override {
+    skipToWork();
+    if (finished()) return {StopReason::Finished, {}};
+    StepOutcome o = execute(m_pos);
+    if (o.reason == StopReason::Failed) return o;
+    ++m_pos;
+    skipToWork();
+    if (o.reason == StopReason::StopCondition) return o;
+    return {finished() ? StopReason::Finished : StopReason::Stepped, {}};
+  }
+
+  StepOutcome runTo(NodeId node) override {
+    return runWhile([&] { return m_runs[static_cast<std::size_t>(node)].executed; }, node);
+  }
+
+  StepOutcome run() override { return runWhile([] { return false; }, kNone); }
+
+  void reset() override {
+    m_values.assign(m_p.values.size(), c10::IValue());
+    m_runs.assign(m_p.nodes.size(), NodeRun{});
+    m_records.assign(m_p.nodes.size(), std::nullopt);
+    m_pos = 0;
+    m_cancel = false;
+    c10::InferenceMode guard;
+    for (const auto& s : m_p.inputs) {
+      if (s.kind == InputKind::UserInput) continue;
+      auto it = m_p.weights.find(s.target);
+      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
+      at::Tensor t = toAten(it->second);
+      // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
+      if (s.kind == InputKind::Buffer) t = t.clone();
+      m_values[static_cast<std::size_t>(s.value)] = t;
+    }
+    for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
+      m_values[static_cast<std::size_t>(m_userInputs[i])] = toAten(m_inputs[i]).clone();
+    skipToWork();
+  }
+
+  void setBreakpoints(const std::set<NodeId>& nodes) override { m_breakpoints = nodes; }
+  void setStopConditions(const StopConditions& c) override { m_stops = c; }
+  void requestCancel() override { m_cancel = true; }
+
+  const NodeRecord* record(NodeId node) const override {
+    const NodeRun& run = m_runs.at(static_cast<std::size_t>(node));
+    if (!run.executed) return nullptr;
+    auto& rec = m_records[static_cast<std::size_t>(node)];
+    if (!rec) rec = materialize(node, run);
+    return &*rec;
+  }
+
+  std::optional<TensorData> tensor(ValueId value) const override {
+    const auto& v = m_values.at(static_cast<std::size_t>(value));
+    if (!v.isTensor()) return std::nullopt;
+    return fromAten(v.toTensor());
+  }
+
+  std::vector<TensorData> outputs() const override {
+    std::vector<TensorData> out;
+    for (const auto& s : m_p.outputs) {
+      if (s.kind != OutputKind::UserOutput || s.value == kNone) continue;
+      const auto& v = m_values[static_cast<std::size_t>(s.value)];
+      if (v.isTensor()) out.push_back(fromAten(v.toTensor()));
+    }
+    return out;
+  }
+
+ private:
+  /// Passes nodes that do no work (placeholders, getitem, output) so position() shows real work.
+  void skipToWork() {
+    while (!finished() && m_kernels[static_cast<std::size_t>(m_pos)].kind == Kernel::Skip) {
+      m_runs[static_cast<std::size_t>(m_pos)].executed = true;
+      if (m_p.nodes[static_cast<std::size_t>(m_pos)].opcode == Opcode::Output) writeBackMutations();
+      ++m_pos;
+    }
+  }
+
+  template <class Done>
+  StepOutcome runWhile(Done done, NodeId target) {
+    bool first = true;
+    while (true) {
+      skipToWork();
+      if (finished()) return {StopReason::Finished, {}};
+      if (target != kNone && done()) return {StopReason::Stepped, {}};
+      if (m_cancel.exchange(false)) return {StopReason::Cancelled, {}};
+      if (!first && m_breakpoints.count(m_pos)) return {StopReason::Breakpoint, {}};
+      first = false;
+      StepOutcome o = execute(m_pos);
+      if (o.reason == StopReason::Failed) return o;
+      ++m_pos;
+      if (o.reason == StopReason::StopCondition) {
+        skipToWork();
+        return o;
+      }
+    }
+  }
+
+  void writeBackMutations() {
+    // Export turns `self.buf.add_(1)` into an output; the buffer takes that value for the next run.
+    for (const auto& s : m_p.outputs) {
+      if (s.kind != OutputKind::BufferMutation || s.value == kNone) continue;
+      for (const auto& in : m_p.inputs)
+        if (in.kind == InputKind::Buffer && in.target == s.target)
+          m_values[static_cast<std::size_t>(in.value)] = m_values[static_cast<std::size_t>(s.value)];
+    }
+  }
+
+  Diagnosis baseDiagnosis(const Node& n) const {
+    Diagnosis d;
+    d.node = n.id;
+    d.nodeName = n.name;
+    d.opType = n.target;
+    d.stackTrace = n.stackTrace;
+    return d;
+  }
+
+  StepOutcome fail(Diagnosis d) { return {StopReason::Failed, std::move(d)}; }
+
+  /// What the argument and output views show, built when asked for: a run only keeps the
+  /// argument values (references, no copies) and the op's time.
+  NodeRecord materialize(NodeId id, const NodeRun& run) const {
+    const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
+    const Kernel& k = m_kernels[static_cast<std::size_t>(id)];
+    NodeRecord rec;
+    rec.node = id;
+    rec.executed = true;
+    rec.schema = k.schema;
+    rec.microseconds = run.microseconds;
+    rec.arguments = k.kind == Kernel::Aten ? k.plan.records : run.symbolicArgs;
+    for (std::size_t i = 0; i < rec.arguments.size() && i < run.args.size(); ++i)
+      if (rec.arguments[i].source == ArgSource::Input) rec.arguments[i].value = summarize(run.args[i]);
+    for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
+    return rec;
+  }
+
+  /// The arguments as far as they could be rebuilt, for a diagnosis.
+  std::vector<ArgumentRecord> argumentsSoFar(const Kernel& k, const torch::jit::Stack& stack) const {
+    std::vector<ArgumentRecord> out;
+    for (std::size_t i = 0; i < k.plan.records.size(); ++i) {
+      out.push_back(k.plan.records[i]);
+      if (i < stack.size() && out.back().source == ArgSource::Input) out.back().value = summarize(stack[i]);
+    }
+    return out;
+  }
+
+  StepOutcome execute(NodeId id) {
+    const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
+    const Kernel& k = m_kernels[static_cast<std::size_t>(id)];
+    NodeRun& run = m_runs[static_cast<std::size_t>(id)];
+    run = NodeRun{};
+    m_records[static_cast<std::size_t>(id)].reset();
+    c10::InferenceMode guard;
+    if (k.kind == Kernel::Unsupported) {
+      Diagnosis d = baseDiagnosis(n);
+      d.kind = k.problemClass;
+      d.schema = k.schema;
+      d.message = k.problem;
+      d.explanation = k.problemClass == DiagnosisClass::UnsupportedHigherOrderOp
+                          ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
+                      : k.problemClass == DiagnosisClass::OpNotFound
+                          ? "Load the library that defines the op, or register a custom executor for it."
+                          : "The node's serialized arguments do not fit the op's schema.";
+      return fail(std::move(d));
+    }
+    using Clock = std::chrono::steady_clock;
+    torch::jit::Stack stack;
+    try {
+      if (k.kind == Kernel::Symbolic) {
+        NodeRecord symbolic;
+        const auto t0 = Clock::now();
+        runSymbolic(n, m_values, symbolic);
+        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        run.symbolicArgs = std::move(symbolic.arguments);
+      } else {
+        stack.reserve(k.plan.args.size());
+        pushArguments(k.plan, m_values, stack);
+        run.args.assign(stack.begin(), stack.end());  // before the call consumes them
+        const auto t0 = Clock::now();  // the op's own time: the boxed call alone
+        k.op->callBoxed(stack);
+        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        storeReturns(n, stack);
+      }
+    } catch (const MissingValue& e) {
+      Diagnosis d = baseDiagnosis(n);
+      d.kind = DiagnosisClass::MissingData;
+      d.schema = k.schema;
+      const Value& v = m_p.value(e.value);
+      const InputSpec* spec = m_p.inputSpecFor(e.value);
+      const bool weight = spec && spec->kind != InputKind::UserInput;
+      const std::string what = weight ? std::string(inputKindName(spec->kind)) + " '" + spec->target + "'" : "input '" + v.name + "'";
+      d.message = "Weight/input '" + v.name + "' (" + what + ") has no data for node '" + n.name + "'";
+      d.explanation = weight ? "The program carries no bytes for it (exported on the meta device, or saved without it). "
+                               "Supply it with --weights FILE (or --constants FILE for a lifted constant)."
+                             : "Give the program its inputs (--inputs FILE or --random-inputs SEED).";
+      d.arguments = argumentsSoFar(k, stack);
+      return fail(std::move(d));
+    } catch (const c10::Error& e) {
+      Diagnosis d = baseDiagnosis(n);
+      d.schema = k.schema;
+      d.message = firstLine(e.what_without_backtrace());
+      d.arguments = argumentsSoFar(k, run.args);
+      explainFailure(d);
+      return fail(std::move(d));
+    } catch (const std::exception& e) {
+      Diagnosis d = baseDiagnosis(n);
+      d.kind = DiagnosisClass::RuntimeError;
+      d.schema = k.schema;
+      d.message = firstLine(e.what());
+      d.arguments = argumentsSoFar(k, run.args);
+      d.explanation = "The engine could not call this node.";
+      return fail(std::move(d));
+    }
+    run.executed = true;
+    return checkStopConditions(n);
+  }
+
+  void storeReturns(const Node& n, torch::jit::Stack& stack) {
+    if (n.outputs.empty()) return;
+    if (!n.returnsTuple) {
+      m_values[static_cast<std::size_t>(n.outputs[0])] = std::move(stack.at(0));
+      return;
+    }
+    if (stack.size() == 1 && stack[0].isList()) {  // one Tensor[] return, picked apart by getitem nodes
+      const auto list = stack[0].toListRef();
+      for (std::size_t i = 0; i < n.outputs.size() && i < list.size(); ++i)
+        m_values[static_cast<std::size_t>(n.outputs[i])] = list[i];
+      return;
+    }
+    for (std::size_t i = 0; i < n.outputs.size() && i < stack.size(); ++i)
+      m_values[static_cast<std::size_t>(n.outputs[i])] = std::move(stack[i]);
+  }
+
+  StepOutcome checkStopConditions(const Node& n) {
+    if (!m_stops.nanOrInf && !m_stops.dtypeDiffers && !m_stops.shapeDiffers) return {StopReason::Stepped, {}};
+    const NodeRecord& rec = *record(n.id);
+    for (std::size_t i = 0; i < n.outputs.size(); ++i) {
+      const Value& v = m_p.value(n.outputs[i]);
+      const c10::IValue& iv = m_values[static_cast<std::size_t>(v.id)];
+      if (!iv.isTensor()) continue;
+      Diagnosis d = baseDiagnosis(n);
+      d.arguments = rec.arguments;
+      d.schema = rec.schema;
+      const ValueSummary& s = rec.outputs[i];
+      if (m_stops.nanOrInf && hasNanOrInf(iv)) {
+        d.kind = DiagnosisClass::NanOrInf;
+        d.message = "output '" + v.name + "' holds NaN or Inf";
+      } else if (m_stops.dtypeDiffers && s.dtype != v.dtype) {
+        d.kind = DiagnosisClass::DtypeDiffersFromExport;
+        d.message = "output '" + v.name + "' is " + std::string(dtypeName(s.dtype)) + ", export recorded " +
+                    std::string(dtypeName(v.dtype));
+      } else if (m_stops.shapeDiffers && !sameShape(v.shape, s.sizes)) {
+        d.kind = DiagnosisClass::ShapeDiffersFromExport;
+        d.message = "output '" + v.name + "' has a shape other than the one export recorded";
+      } else {
+        continue;
+      }
+      return {StopReason::StopCondition, std::move(d)};
+    }
+    return {StopReason::Stepped, {}};
+  }
+
+  static bool sameShape(const std::vector<Dim>& recorded, const std::vector<int64_t>& actual) {
+    if (recorded.size() != actual.size()) return false;
+    for (std::size_t i = 0; i < actual.size(); ++i)
+      if (!recorded[i].isSymbolic() && recorded[i].hint != actual[i]) return false;
+    return true;
+  }
+
+  const Program& m_p;
+  std::vector<Kernel> m_kernels;
+  std::vector<ValueId> m_userInputs;
+  std::vector<TensorData> m_inputs;
+  FrameValues m_values;
+  std::vector<NodeRun> m_runs;
+  mutable std::vector<std::optional<NodeRecord>> m_records;  // built on demand from m_runs
+  NodeId m_pos = 0;
+  std::set<NodeId> m_breakpoints;
+  StopConditions m_stops;
+  std::atomic<bool> m_cancel{false};
+};
+
+}  // namespace
+
+std::unique_ptr<Session> createAtenSession(const Program& program) { return std::make_unique<AtenSession>(program); }
+
+}  // namespace torchir

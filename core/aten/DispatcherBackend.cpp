@@ -1,0 +1,51 @@
+// The libtorch side of AtenBackend: compiled into libtorchir_aten.so only.
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "AtenBackend.h"
+#include "AtenSession.h"
+
+namespace torchir {
+namespace {
+
+class DispatcherBackend final : public AtenBackend {
+ public:
+  DispatcherBackend() {
+    // Eager PyTorch reaches these ops with weights that require grad, which keeps convolutions off
+    // oneDNN; so do we: the same kernels give the same bits, and oneDNN would reorder every
+    // weight on every call here (it is slower for one-off calls with unpacked weights).
+    at::globalContext().setUserEnabledMkldnn(false);
+  }
+
+  std::vector<SchemaArgSpec> schemaSpecs(const std::string& opType) const override {
+    // "aten.linear.default" -> ("aten::linear", "")
+    const auto first = opType.find('.');
+    const auto last = opType.rfind('.');
+    if (first == std::string::npos || first == last) return {};
+    const std::string name = opType.substr(0, first) + "::" + opType.substr(first + 1, last - first - 1);
+    std::string overload = opType.substr(last + 1);
+    if (overload == "default") overload.clear();
+    auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+    if (!handle) return {};
+    std::vector<SchemaArgSpec> specs;
+    for (const auto& a : handle->schema().arguments()) {
+      const std::string type = a.type()->str();
+      specs.push_back({a.name(),
+                       type.find("Tensor[]") != std::string::npos || type.find("Tensor?[]") != std::string::npos,
+                       type.find("Tensor") != std::string::npos});
+    }
+    return specs;
+  }
+
+  void setThreads(int threads) const override { at::set_num_threads(threads); }
+
+  std::unique_ptr<Session> createSession(const Program& program) const override { return createAtenSession(program); }
+};
+
+}  // namespace
+}  // namespace torchir
+
+extern "C" __attribute__((visibility("default"))) torchir::AtenBackend* torchir_create_aten_backend() {
+  return new torchir::DispatcherBackend();
+}

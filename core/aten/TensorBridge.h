@@ -1,0 +1,15 @@
+#pragma once
+// TensorData (ours, torch-free) to at::Tensor and back. Only for code inside libtorchir_aten.
+#include <ATen/Tensor.h>
+
+#include "program/TensorData.h"
+
+namespace torchir {
+
+/// A tensor viewing the same bytes; the storage stays alive as long as the tensor. Read-only
+/// memory (a mapped file) must not be written: callers clone what an op may mutate.
+at::Tensor toAten(const TensorData& t);
+/// An owning copy of a CPU tensor's elements, contiguous.
+TensorData fromAten(const at::Tensor& t);
+
+}  // namespace torchir

@@ -1,0 +1,141 @@
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "Cli.h"
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
+#include "program/LoadError.h"
+#include "program/ProgramLoader.h"
+#include "program/Safetensors.h"
+
+namespace torchir::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// The run's inputs: a file (by input name or `input_<i>`), else the archive's sample inputs.
+std::vector<TensorData> chooseInputs(const Program& p, const std::string& file) {
+  std::vector<std::string> names;
+  for (const auto& s : p.inputs)
+    if (s.kind == InputKind::UserInput) names.push_back(p.value(s.value).name);
+  if (file.empty()) return p.sampleInputs;
+  const TensorMap tensors = readSafetensors(file);
+  std::vector<TensorData> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto it = tensors.find(names[i]);
+    if (it == tensors.end()) it = tensors.find("input_" + std::to_string(i));
+    if (it == tensors.end()) throw LoadError(file, "has no tensor '" + names[i] + "' or 'input_" + std::to_string(i) + "'");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::string shapeText(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+Json diagnosisJson(const Diagnosis& d) {
+  Json args = Json::array();
+  for (const auto& a : d.arguments)
+    args.push_back({{"name", a.name}, {"type", a.declaredType}, {"source", std::string(argSourceName(a.source))},
+                    {"value", a.value.text}});
+  return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
+          {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation}, {"arguments", args}};
+}
+
+/// The outermost frame of export's stack trace: the user's own line, not torch's internals.
+std::string userFrame(const std::string& trace) {
+  const auto second = trace.find("\n  File ");
+  return trace.substr(0, second);
+}
+
+void printDiagnosis(const Diagnosis& d) {
+  std::cerr << "error: node '" << d.nodeName << "' (" << d.opType << "): " << diagnosisClassName(d.kind) << "\n"
+            << "  " << d.message << "\n";
+  if (!d.explanation.empty()) std::cerr << "  " << d.explanation << "\n";
+  if (!d.schema.empty()) std::cerr << "  schema: " << d.schema << "\n";
+  for (const auto& a : d.arguments)
+    std::cerr << "    " << a.name << ": " << a.declaredType << " = " << a.value.text << "  (" << argSourceName(a.source)
+              << ")\n";
+  if (!d.stackTrace.empty()) std::cerr << "  from:\n    " << userFrame(d.stackTrace) << "\n";
+}
+
+}  // namespace
+
+int runCommand(const Args& args) {
+  LoadOptions options{args.option("--weights"), args.option("--constants")};
+  const Program program = loadProgram(args.positional.front(), options);
+  const bool json = args.flag("--json");
+  const auto missing = program.missingData();
+  if (!missing.empty() && !json) {
+    std::cerr << "note: no data for " << missing.size() << " weight(s):";
+    for (const auto& m : missing) std::cerr << " " << m;
+    std::cerr << " (supply them with --weights / --constants)\n";
+  }
+  auto session = atenBackend().createSession(program);
+  Diagnosis inputProblem;
+  if (args.flag("--random-inputs")) {
+    inputProblem = session->setRandomInputs(std::stoull(args.option("--random-inputs")));
+  } else {
+    auto inputs = chooseInputs(program, args.option("--inputs"));
+    if (inputs.empty() && !program.inputs.empty()) {
+      std::cerr << "error: " << program.source.path << ": no inputs: pass --inputs F.safetensors or --random-inputs SEED\n";
+      return kBadInput;
+    }
+    inputProblem = session->setInputs(inputs);
+  }
+  if (!inputProblem.ok()) {
+    std::cerr << "error: " << program.source.path << ": " << inputProblem.message << "\n";
+    return kBadInput;
+  }
+  StopConditions stops;
+  const std::string stopOn = args.option("--stop-on");
+  stops.nanOrInf = stopOn == "nan";
+  stops.dtypeDiffers = stopOn == "dtype";
+  stops.shapeDiffers = stopOn == "shape";
+  session->setStopConditions(stops);
+
+  const StepOutcome outcome = session->run();
+  Json trace = Json::array();
+  if (args.flag("--trace")) {
+    for (const auto& n : program.nodes) {
+      const NodeRecord* r = session->record(n.id);
+      if (!r || n.opcode != Opcode::CallFunction || r->schema.empty()) continue;
+      const ValueSummary out = r->outputs.empty() ? ValueSummary{} : r->outputs.front();
+      if (json) {
+        trace.push_back({{"index", n.id}, {"name", n.name}, {"op", n.target}, {"dtype", std::string(dtypeName(out.dtype))},
+                         {"shape", out.sizes}, {"us", r->microseconds}});
+      } else {
+        std::printf("%5d  %-28s %-36s %-9s %-20s %9.1f us\n", n.id, n.name.c_str(), n.target.c_str(),
+                    std::string(dtypeName(out.dtype)).c_str(), shapeText(out.sizes).c_str(), r->microseconds);
+      }
+    }
+  }
+  const bool ok = outcome.reason == StopReason::Finished;
+  std::vector<TensorData> outputs;
+  if (ok) outputs = session->outputs();
+  if (ok && args.flag("--save-outputs")) {
+    TensorMap saved;
+    for (std::size_t i = 0; i < outputs.size(); ++i) saved["output_" + std::to_string(i)] = outputs[i];
+    writeSafetensors(args.option("--save-outputs"), saved);
+  }
+  if (json) {
+    Json out = {{"status", std::string(stopReasonName(outcome.reason))}};
+    Json outs = Json::array();
+    for (const auto& t : outputs) outs.push_back({{"dtype", std::string(dtypeName(t.dtype))}, {"shape", t.sizes}});
+    out["outputs"] = outs;
+    if (!outcome.diagnosis.ok()) out["diagnosis"] = diagnosisJson(outcome.diagnosis);
+    if (args.flag("--trace")) out["trace"] = trace;
+    std::cout << out.dump(2) << "\n";
+  } else if (ok) {
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << shapeText(outputs[i].sizes) << "\n";
+  } else if (!outcome.diagnosis.ok()) {
+    printDiagnosis(outcome.diagnosis);
+  }
+  return ok ? kOk : kProgramFault;
+}
+
+}  // namespace torchir::cli

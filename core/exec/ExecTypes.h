@@ -1,0 +1,68 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/Program.h"
+
+namespace torchir {
+
+/// Where the engine took an argument's value from: the reconstructed schema arguments show it.
+enum class ArgSource : uint8_t { Input, Attribute, Default, Inferred };
+std::string_view argSourceName(ArgSource s);
+
+/// A runtime value as the UI and the command line show it (no tensor data).
+struct ValueSummary {
+  std::string kind;  // "Tensor", "int", "float", "bool", "None", "Tensor[]", "ScalarType", ...
+  DType dtype = DType::Unknown;
+  std::vector<int64_t> sizes, strides;
+  std::string device;
+  std::string text;  // the scalar or list as text; a tensor's one-line summary
+};
+
+/// One argument of one call, as the schema saw it.
+struct ArgumentRecord {
+  std::string name;
+  std::string declaredType;  // schema type, e.g. "Tensor", "int[2]", "Tensor?"
+  ArgSource source = ArgSource::Input;
+  std::string sourceDetail;  // "input x", "default", "attrs['dim']", ...
+  ValueSummary value;
+};
+
+/// Why a node failed or why the run stopped there.
+enum class DiagnosisClass : uint8_t {
+  None, DtypeMismatch, ShapeMismatch, DeviceMismatch, MissingData, OpNotFound, UnsupportedHigherOrderOp,
+  SymbolOutOfRange, NanOrInf, DtypeDiffersFromExport, ShapeDiffersFromExport, RuntimeError
+};
+std::string_view diagnosisClassName(DiagnosisClass c);
+
+struct Diagnosis {
+  DiagnosisClass kind = DiagnosisClass::None;
+  NodeId node = kNone;
+  std::string nodeName, opType, schema;
+  std::string message;      // libtorch's words, first line, no backtrace
+  std::string explanation;  // one or two sentences: what happened and what to change
+  std::vector<ArgumentRecord> arguments;
+  std::string stackTrace;   // the user's source line, from export
+  bool ok() const { return kind == DiagnosisClass::None; }
+};
+
+/// What one step did.
+struct NodeRecord {
+  NodeId node = kNone;
+  bool executed = false;
+  std::string schema;
+  std::vector<ArgumentRecord> arguments;
+  std::vector<ValueSummary> outputs;
+  double microseconds = 0;  // the op's own call, without the engine's work around it
+};
+
+/// Conditions that stop a run after the node that meets them.
+struct StopConditions {
+  bool nanOrInf = false;
+  bool dtypeDiffers = false;  // an output's dtype differs from what export recorded
+  bool shapeDiffers = false;
+};
+
+}  // namespace torchir

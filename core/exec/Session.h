@@ -1,0 +1,61 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "ExecTypes.h"
+
+namespace torchir {
+
+/// Why a step, run-to or run returned.
+enum class StopReason : uint8_t { Stepped, Finished, Breakpoint, StopCondition, Failed, Cancelled };
+std::string_view stopReasonName(StopReason r);
+
+struct StepOutcome {
+  StopReason reason = StopReason::Stepped;
+  Diagnosis diagnosis;  // set for Failed and StopCondition
+};
+
+/// One run of a program, node by node (nativert's model: the program is immutable and kernels are
+/// resolved once; all run state lives here, so reset() is a new frame). Not thread-safe: one owner
+/// thread calls everything but requestCancel().
+class Session {
+ public:
+  virtual ~Session() = default;
+  virtual const Program& program() const = 0;
+
+  /// User inputs in user-input order. Checks count, dtype, rank and symbolic-dimension ranges;
+  /// a problem comes back as a diagnosis and the inputs stay unset. Resets the run.
+  virtual Diagnosis setInputs(const std::vector<TensorData>& inputs) = 0;
+  /// Random inputs of the recorded shapes and dtypes (symbolic sizes at their export hint).
+  virtual Diagnosis setRandomInputs(uint64_t seed) = 0;
+
+  /// The node that runs next; program().nodes.size() when finished.
+  virtual NodeId position() const = 0;
+  virtual bool finished() const = 0;
+  /// Runs the next call_function node (placeholders and getitem nodes are passed on the way).
+  virtual StepOutcome step() = 0;
+  /// Runs until `node` has run (or something stops the run first).
+  virtual StepOutcome runTo(NodeId node) = 0;
+  /// Runs to the end, stopping before a breakpoint, after a node that meets a stop condition,
+  /// or at a failure.
+  virtual StepOutcome run() = 0;
+  virtual void reset() = 0;
+
+  virtual void setBreakpoints(const std::set<NodeId>& nodes) = 0;
+  virtual void setStopConditions(const StopConditions& conditions) = 0;
+  /// Safe from any thread: the run stops between two nodes.
+  virtual void requestCancel() = 0;
+
+  /// What a node's last run recorded; nullptr if it has not run since the last reset.
+  virtual const NodeRecord* record(NodeId node) const = 0;
+  /// A copy of a value computed in this run, if it is a tensor that is still held.
+  virtual std::optional<TensorData> tensor(ValueId value) const = 0;
+  /// User outputs in order, once finished.
+  virtual std::vector<TensorData> outputs() const = 0;
+};
+
+}  // namespace torchir

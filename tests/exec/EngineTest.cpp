@@ -1,0 +1,223 @@
+// The ATen fallback engine on the fixture zoo: outputs against eager PyTorch, the failures the
+// seed documents, and stepping.
+#include <QtTest>
+#include <cmath>
+
+#include "../program/FixtureZoo.h"
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
+#include "program/ProgramLoader.h"
+#include "program/Safetensors.h"
+#include "program/TensorValues.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+std::vector<TensorData> inputsOf(const std::string& path) {
+  const TensorMap m = readSafetensors(path);
+  std::vector<TensorData> out;
+  for (std::size_t i = 0; m.count("input_" + std::to_string(i)); ++i) out.push_back(m.at("input_" + std::to_string(i)));
+  return out;
+}
+
+/// max |a - b| / max(1, max |b|): 0 when bit-identical.
+double relativeError(const TensorData& a, const TensorData& b) {
+  if (a.sizes != b.sizes || a.dtype != b.dtype) return INFINITY;
+  double worst = 0, scale = 1;
+  for (int64_t i = 0; i < b.numel(); ++i) scale = std::max(scale, std::abs(elementAsDouble(b, i)));
+  for (int64_t i = 0; i < b.numel(); ++i) {
+    const double x = elementAsDouble(a, i), y = elementAsDouble(b, i);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (x == y) continue;  // equal infinities too
+    worst = std::max(worst, std::abs(x - y));
+  }
+  return worst / scale;
+}
+
+std::unique_ptr<Session> sessionFor(const Program& p) { return atenBackend().createSession(p); }
+
+const Node& nodeNamed(const Program& p, const std::string& name) { return p.node(*p.findNode(name)); }
+
+}  // namespace
+
+class EngineTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void runsLikeEagerPyTorch_data() { addFixtureRows(); }
+  void runsLikeEagerPyTorch() {
+    QFETCH(QString, name);
+    QFETCH(bool, meta);
+    if (meta) QSKIP("no weights: metaExportRunsOnceGivenWeights covers it");
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(fixturePath(n, ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath(n, ".inputs.safetensors"))).ok());
+    const StepOutcome o = s->run();
+    QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
+    const auto outputs = s->outputs();
+    const TensorMap expected = readSafetensors(fixturePath(n, ".outputs.safetensors"));
+    QCOMPARE(outputs.size(), expected.size());
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const double err = relativeError(outputs[i], expected.at("output_" + std::to_string(i)));
+      QVERIFY2(err <= 1e-5, (n + " output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
+    }
+  }
+
+  void mixedPrecisionStopsWithDtypeMismatch() {
+    const Program p = loadProgram(fixturePath("mixed_precision", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("mixed_precision", ".inputs_fp16.safetensors"))).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::DtypeMismatch);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("linear"));
+    QCOMPARE(s->position(), o.diagnosis.node);  // the failed node is where the run stands
+    const QString why = QString::fromStdString(o.diagnosis.explanation);
+    QVERIFY2(why.contains("'input' (float16)") && why.contains("'weight' (float32)"), qPrintable(why));
+    QCOMPARE(o.diagnosis.arguments.at(0).value.dtype, DType::Float16);
+    QCOMPARE(o.diagnosis.arguments.at(1).value.dtype, DType::Float32);
+  }
+
+  void metaExportRunsOnceGivenWeights() {
+    const auto path = fixturePath("meta_mlp", ".pt2");
+    const auto inputs = inputsOf(fixturePath("mlp", ".inputs.safetensors"));
+    {
+      const Program p = loadProgram(path);
+      auto s = sessionFor(p);
+      QVERIFY(s->setInputs(inputs).ok());
+      const StepOutcome o = s->run();
+      QCOMPARE(o.diagnosis.kind, DiagnosisClass::MissingData);
+      QVERIFY(QString::fromStdString(o.diagnosis.message).contains("fc1.weight"));
+    }
+    const Program p = loadProgram(path, LoadOptions{fixturePath("mlp", ".weights.safetensors"), ""});
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(inputs).ok());
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    const TensorMap expected = readSafetensors(fixturePath("mlp", ".outputs.safetensors"));
+    QCOMPARE(relativeError(s->outputs().at(0), expected.at("output_0")), 0.0);
+  }
+
+  void dynamicBatchRunsAtTwoSizesAndRefusesOutOfRange() {
+    const Program p = loadProgram(fixturePath("dynamic_batch", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());  // batch 4, as exported
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    QCOMPARE(s->outputs().at(0).sizes, (std::vector<int64_t>{4, 8}));
+    TensorData seven = p.sampleInputs.at(0);  // batch 7: a view over 7 rows of a bigger buffer
+    auto bytes = std::make_shared<std::vector<std::byte>>(100 * 16 * 4, std::byte{0});
+    seven.sizes = {7, 16};
+    seven.strides = {16, 1};
+    seven.storageOffset = 0;
+    seven.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "test"});
+    QVERIFY(s->setInputs({seven}).ok());
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    QCOMPARE(s->outputs().at(0).sizes, (std::vector<int64_t>{7, 8}));
+    seven.sizes = {100, 16};
+    const Diagnosis d = s->setInputs({seven});
+    QCOMPARE(d.kind, DiagnosisClass::SymbolOutOfRange);
+    QVERIFY2(QString::fromStdString(d.message).contains("[1, 64]"), d.message.c_str());
+  }
+
+  void stepRecordsArguments() {
+    const Program p = loadProgram(fixturePath("mlp", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const NodeId linear = nodeNamed(p, "linear").id;
+    QCOMPARE(s->position(), linear);  // placeholders are passed on the way
+    QCOMPARE(s->step().reason, StopReason::Stepped);
+    QCOMPARE(s->position(), nodeNamed(p, "relu").id);
+    const NodeRecord* r = s->record(linear);
+    QVERIFY(r);
+    QCOMPARE(r->arguments.size(), std::size_t(3));
+    QCOMPARE(QString::fromStdString(r->arguments[1].name), QString("weight"));
+    QCOMPARE(r->arguments[1].value.sizes, (std::vector<int64_t>{32, 16}));
+    QCOMPARE(r->arguments[1].source, ArgSource::Input);
+    QCOMPARE(QString::fromStdString(r->arguments[1].sourceDetail), QString("p_fc1_weight"));
+    QCOMPARE(r->outputs.at(0).sizes, (std::vector<int64_t>{2, 32}));
+    QVERIFY(!s->record(nodeNamed(p, "relu").id));
+  }
+
+  void defaultsAreFilledAndMarked() {
+    const Program p = loadProgram(fixturePath("cnn_bn", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const NodeId pool = nodeNamed(p, "max_pool2d").id;
+    QCOMPARE(s->runTo(pool).reason, StopReason::Stepped);
+    const NodeRecord* r = s->record(pool);
+    QVERIFY(r);
+    bool sawDefault = false;
+    for (const auto& a : r->arguments) sawDefault |= a.source == ArgSource::Default && a.name == "ceil_mode";
+    QVERIFY(sawDefault);
+  }
+
+  void runToStopsAfterTheNode() {
+    const Program p = loadProgram(fixturePath("resnet18", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const NodeId target = nodeNamed(p, "relu__3").id;
+    QCOMPARE(s->runTo(target).reason, StopReason::Stepped);
+    QVERIFY(s->record(target));
+    QVERIFY(s->position() > target);
+    QVERIFY(!s->record(s->position()));
+  }
+
+  void breakpointStopsBeforeTheNode() {
+    const Program p = loadProgram(fixturePath("resnet18", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const NodeId bp = nodeNamed(p, "add_").id;
+    s->setBreakpoints({bp});
+    QCOMPARE(s->run().reason, StopReason::Breakpoint);
+    QCOMPARE(s->position(), bp);
+    QVERIFY(!s->record(bp));
+    QCOMPARE(s->run().reason, StopReason::Finished);  // continuing leaves the breakpoint behind
+  }
+
+  void stopConditionNanOrInf() {
+    const Program p = loadProgram(fixturePath("masked_softmax", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    s->setStopConditions(StopConditions{true, false, false});
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::StopCondition);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::NanOrInf);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("masked_fill"));
+    QVERIFY(s->record(o.diagnosis.node));
+  }
+
+  void stopConditionDtypeDiffers() {
+    const Program p = loadProgram(fixturePath("mixed_precision", ".pt2"));
+    auto s = sessionFor(p);
+    auto inputs = inputsOf(fixturePath("mixed_precision", ".inputs_fp16.safetensors"));
+    QVERIFY(s->setInputs(inputs).ok());
+    s->setStopConditions(StopConditions{false, true, false});
+    QCOMPARE(s->run().reason, StopReason::Failed);  // the first op already fails on float16
+  }
+
+  void resetStartsOver() {
+    const Program p = loadProgram(fixturePath("mutated_buffer", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    const TensorData first = s->outputs().at(0);
+    s->reset();
+    QVERIFY(!s->finished());
+    QVERIFY(!s->record(nodeNamed(p, "add").id));
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    QCOMPARE(relativeError(s->outputs().at(0), first), 0.0);  // reset restores buffers as loaded
+  }
+
+  void cancelStopsBetweenNodes() {
+    const Program p = loadProgram(fixturePath("gpt2", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    s->requestCancel();
+    QCOMPARE(s->run().reason, StopReason::Cancelled);
+    QVERIFY(!s->finished());
+  }
+};
+
+QTEST_APPLESS_MAIN(EngineTest)
+#include "EngineTest.moc"

@@ -1,0 +1,87 @@
+// The two older .pt2 layouts (torch 2.8's pickled weights, torch 2.6/2.7's flat zip), repackaged from
+// the zoo by tests/fixtures/make_old_layouts.py: the same program and weights as the fixture they came
+// from, so they must read exactly as it does.
+#include <QtTest>
+
+#include "FixtureZoo.h"
+#include "program/FxTable.h"
+#include "program/ProgramLoader.h"
+#include "program/Safetensors.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+class OldLayoutTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void readsLikeTheCurrentLayout_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("layout");
+    const auto manifest = readJson(fixturesDir() + "/old_layouts/manifest.json");
+    QVERIFY(!manifest.at("files").empty());
+    for (const auto& f : manifest.at("files")) {
+      const std::string path = f.at("path");
+      QTest::newRow(path.c_str()) << QString::fromStdString(fixturesDir() + "/" + path)
+                                  << QString::fromStdString(f.at("fixture").get<std::string>())
+                                  << QString::fromStdString(f.at("layout").get<std::string>());
+    }
+  }
+  void readsLikeTheCurrentLayout() {
+    QFETCH(QString, file);
+    QFETCH(QString, fixture);
+    QFETCH(QString, layout);
+    const std::string n = fixture.toStdString();
+    const Program p = loadProgram(file.toStdString());
+    QCOMPARE(QString::fromStdString(p.source.layout), layout);
+
+    // the FX table torch prints for the fixture
+    const auto rows = fxTable(p);
+    const auto expected = readJson(fixturePath(n, ".table.json"));
+    QCOMPARE(rows.size(), expected.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& e = expected[i];
+      const std::string where = n + " row " + std::to_string(i) + " ";
+      QVERIFY2(rows[i].opcode == e.at("opcode"), (where + rows[i].opcode).c_str());
+      QVERIFY2(rows[i].name == e.at("name"), (where + rows[i].name).c_str());
+      QVERIFY2(rows[i].target == e.at("target"), (where + rows[i].target).c_str());
+      QVERIFY2(rows[i].args == e.at("args"), (where + rows[i].args).c_str());
+      QVERIFY2(rows[i].kwargs == e.at("kwargs"), (where + rows[i].kwargs).c_str());
+    }
+
+    // every weight and constant the program takes, bit for bit
+    const TensorMap torchWeights = readSafetensors(fixturePath(n, ".weights.safetensors"));
+    QVERIFY(p.missingData().empty());
+    int compared = 0;
+    for (const auto& spec : p.inputs) {
+      if (spec.kind == InputKind::UserInput) continue;
+      const auto ours = p.weights.find(spec.target);
+      const auto theirs = torchWeights.find(spec.target);
+      QVERIFY2(ours != p.weights.end(), spec.target.c_str());
+      QVERIFY2(theirs != torchWeights.end(), spec.target.c_str());
+      const TensorData& a = ours->second;
+      const TensorData& b = theirs->second;
+      QVERIFY2(a.dtype == b.dtype && a.sizes == b.sizes, (n + ": " + spec.target).c_str());
+      QVERIFY2(a.hasData() && b.hasData(), (n + ": " + spec.target).c_str());
+      QVERIFY2(a.contiguousBytes() == b.contiguousBytes(), (n + ": " + spec.target).c_str());
+      ++compared;
+    }
+    QCOMPARE(compared, static_cast<int>(p.weights.size()));
+
+    // and the sample inputs, which the old layouts pickle too
+    const TensorMap inputs = readSafetensors(fixturePath(n, ".inputs.safetensors"));
+    QCOMPARE(p.sampleInputs.size(), inputs.size());
+    for (std::size_t i = 0; i < p.sampleInputs.size(); ++i)
+      QVERIFY(p.sampleInputs[i].contiguousBytes() == inputs.at("input_" + std::to_string(i)).contiguousBytes());
+  }
+
+  void tiedWeightsStayTied() {
+    for (const char* layout : {"torch2.8", "torch2.6", "torch2.6-deflated"}) {
+      const Program p = loadProgram(fixturesDir() + "/old_layouts/" + layout + "/tied.pt2");
+      QCOMPARE(p.weights.at("emb.weight").storage.get(), p.weights.at("head.weight").storage.get());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(OldLayoutTest)
+#include "OldLayoutTest.moc"
