@@ -197,6 +197,14 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
   return plan;
 }
 
+namespace {
+at::Tensor frameTensor(const FrameValues& frame, ValueId v) {
+  const c10::IValue& iv = frame[static_cast<std::size_t>(v)];
+  if (!iv.isTensor()) throw MissingValue(v);
+  return iv.toTensor();
+}
+}  // namespace
+
 void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::Stack& stack) {
   for (const auto& p : plan.args) {
     switch (p.kind) {
@@ -208,6 +216,18 @@ void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::S
         break;
       }
       case ArgPlan::Converted: stack.push_back(Converter(*p.given, frame).value(p.given->arg, p.type)); break;
+      case ArgPlan::FrameList: {
+        c10::List<at::Tensor> list;
+        for (ValueId v : p.values) list.push_back(frameTensor(frame, v));
+        stack.push_back(std::move(list));
+        break;
+      }
+      case ArgPlan::OptionalFrameList: {
+        c10::List<std::optional<at::Tensor>> list;
+        for (ValueId v : p.values) list.push_back(v == kNone ? std::nullopt : std::optional(frameTensor(frame, v)));
+        stack.push_back(std::move(list));
+        break;
+      }
     }
   }
 }

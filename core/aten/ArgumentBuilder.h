@@ -20,10 +20,13 @@ using FrameValues = std::vector<c10::IValue>;
 
 /// How one schema argument is filled, decided once per node: constants (attributes, defaults)
 /// are converted once; a plain tensor is one frame lookup; the rest converts per call.
+/// FrameList / OptionalFrameList gather a Tensor[] / Tensor?[] from several frame values (IR JSON
+/// lists its tensors flat); kNone in `values` is a None entry.
 struct ArgPlan {
-  enum Kind : uint8_t { Constant, FrameValue, Converted } kind = Constant;
+  enum Kind : uint8_t { Constant, FrameValue, Converted, FrameList, OptionalFrameList } kind = Constant;
   c10::IValue constant;
   ValueId value = kNone;
+  std::vector<ValueId> values;
   const NodeArgument* given = nullptr;
   c10::TypePtr type;
 };
