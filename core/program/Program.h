@@ -70,6 +70,15 @@ struct Node {
   std::vector<ModuleFrame> moduleStack;  // outermost first
 };
 
+/// One module of the `nn_module_stack` hierarchy; index 0 is the root (path "").
+struct Module {
+  std::string path;  // "layer1.0.conv1"
+  std::string type;  // "torch.nn.modules.conv.Conv2d"
+  int parent = -1;
+  std::vector<int> children;
+  std::vector<NodeId> nodes;  // nodes whose innermost module this is
+};
+
 enum class InputKind : uint8_t { UserInput, Parameter, Buffer, TensorConstant, CustomObj, Token, ConstantInput };
 enum class OutputKind : uint8_t {
   UserOutput, LossOutput, BufferMutation, GradientToParameter, GradientToUserInput, UserInputMutation, Token,
@@ -114,6 +123,7 @@ struct Program {
   std::vector<InputSpec> inputs;    // one per placeholder, in order
   std::vector<OutputSpec> outputs;  // one per output of the output node
   std::map<std::string, SymbolRange> symbolRanges;
+  std::vector<Module> modules;  // the module hierarchy, root first
   /// Weights, buffers and lifted constants by state_dict key / constant name.
   std::map<std::string, TensorData> weights;
   /// Sample inputs stored with the program (user inputs, in order), if any.

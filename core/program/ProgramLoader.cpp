@@ -6,6 +6,7 @@
 
 #include "LoadError.h"
 #include "IrReader.h"
+#include "ModuleTree.h"
 #include "Pt2Reader.h"
 #include "WeightsFile.h"
 
@@ -20,6 +21,7 @@ Program loadProgram(const std::string& path, const LoadOptions& options) {
   if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path);
   else if (magic[0] == '{' || magic[0] == ' ' || magic[0] == '\n') program = readIrJson(path);
   else throw LoadError(path, "neither a .pt2 archive nor an IR JSON file");
+  buildModuleTree(program);
   if (!options.weightsPath.empty()) supplyWeights(program, options.weightsPath);
   if (!options.constantsPath.empty()) supplyWeights(program, options.constantsPath);
   return program;

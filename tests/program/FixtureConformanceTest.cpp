@@ -180,6 +180,26 @@ class FixtureConformanceTest : public QObject {
     QCOMPARE(QString::fromStdString(conv.moduleStack.front().path), QString("layer1"));
     QCOMPARE(QString::fromStdString(p.source.modelName), QString("ResNet"));
   }
+
+  void moduleHierarchyFollowsTheModel() {
+    const Program p = loadProgram(fixturePath("resnet18", ".pt2"));
+    QCOMPARE(QString::fromStdString(p.modules.front().path), QString(""));
+    std::vector<std::string> top;
+    for (int c : p.modules.front().children) top.push_back(p.modules[static_cast<std::size_t>(c)].path);
+    QCOMPARE(top, (std::vector<std::string>{"conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3", "layer4",
+                                            "avgpool", "fc"}));
+    const Node& conv = p.node(*p.findNode("conv2d_1"));
+    const Module* inner = nullptr;
+    for (const auto& m : p.modules)
+      for (NodeId n : m.nodes)
+        if (n == conv.id) inner = &m;
+    QVERIFY(inner);
+    QCOMPARE(QString::fromStdString(inner->path), QString("layer1.0.conv1"));
+    QCOMPARE(QString::fromStdString(p.modules[static_cast<std::size_t>(inner->parent)].path), QString("layer1.0"));
+    std::size_t placed = 0;
+    for (const auto& m : p.modules) placed += m.nodes.size();
+    QCOMPARE(placed, p.nodes.size());  // every node sits in exactly one module
+  }
 };
 
 QTEST_APPLESS_MAIN(FixtureConformanceTest)
