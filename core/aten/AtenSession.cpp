@@ -9,6 +9,7 @@
 #include "ArgumentBuilder.h"
 #include "FailureExplainer.h"
 #include "IValueSummary.h"
+#include "IrCallPlanner.h"
 #include "SymbolicKernels.h"
 #include "TensorBridge.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 /// How a node runs, decided once when the session is made.
 struct Kernel {
-  enum Kind { Skip, Aten, Symbolic, Unsupported } kind = Skip;
+  enum Kind { Skip, Aten, Symbolic, GetItem, Unsupported } kind = Skip;
   std::optional<c10::OperatorHandle> op;
   CallPlan plan;
   std::string schema;
@@ -25,9 +26,27 @@ struct Kernel {
   DiagnosisClass problemClass = DiagnosisClass::OpNotFound;
 };
 
+/// The IR's getitem copies one output of its producer into a value of its own.
+Kernel irGetItemKernel(const Program& p, const Node& n) {
+  Kernel k;
+  k.schema = "getitem(Tensor[] outputs, int index) -> Tensor";
+  try {
+    k.plan = planIrGetItem(p, n);
+    k.kind = Kernel::GetItem;
+  } catch (const std::exception& e) {
+    k.kind = Kernel::Unsupported;
+    k.problemClass = DiagnosisClass::RuntimeError;
+    k.problem = e.what();
+  }
+  return k;
+}
+
 Kernel resolveKernel(const Program& p, const Node& n) {
   Kernel k;
-  if (n.opcode != Opcode::CallFunction || n.target == "<built-in function getitem>") return k;  // getitem: no work
+  const bool ir = p.source.format == "ir-json";
+  if (n.opcode == Opcode::CallFunction && n.target == "<built-in function getitem>" && ir) return irGetItemKernel(p, n);
+  // In a .pt2 the getitem nodes only name the outputs of the op before them: no work.
+  if (n.opcode != Opcode::CallFunction || n.target == "<built-in function getitem>") return k;
   if (isSymbolicTarget(n.target)) {
     k.kind = Kernel::Symbolic;
     return k;
@@ -47,6 +66,7 @@ Kernel resolveKernel(const Program& p, const Node& n) {
   const std::string name = n.target.substr(0, first) + "::" + n.target.substr(first + 1, last - first - 1);
   std::string overload = n.target.substr(last + 1);
   if (overload == "default") overload.clear();
+  // Exactly the overload named: never a silent fallback to .default, as pytorch-ir's executor does.
   auto op = c10::Dispatcher::singleton().findSchema({name, overload});
   if (!op) {
     k.kind = Kernel::Unsupported;
@@ -57,7 +77,7 @@ Kernel resolveKernel(const Program& p, const Node& n) {
   k.op = *op;
   k.schema = toString(op->schema());
   try {
-    k.plan = planCall(p, n, op->schema());
+    k.plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
     k.kind = Kernel::Aten;
   } catch (const std::exception& e) {
     k.kind = Kernel::Unsupported;
@@ -296,9 +316,11 @@ class AtenSession final : public Session {
     rec.executed = true;
     rec.schema = k.schema;
     rec.microseconds = run.microseconds;
-    rec.arguments = k.kind == Kernel::Aten ? k.plan.records : run.symbolicArgs;
+    const bool planned = k.kind == Kernel::Aten || k.kind == Kernel::GetItem;
+    rec.arguments = planned ? k.plan.records : run.symbolicArgs;
     for (std::size_t i = 0; i < rec.arguments.size() && i < run.args.size(); ++i)
-      if (rec.arguments[i].source == ArgSource::Input) rec.arguments[i].value = summarize(run.args[i]);
+      if (planned ? k.plan.args[i].kind != ArgPlan::Constant : rec.arguments[i].source == ArgSource::Input)
+        rec.arguments[i].value = summarize(run.args[i]);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
     return rec;
   }
@@ -308,7 +330,7 @@ class AtenSession final : public Session {
     std::vector<ArgumentRecord> out;
     for (std::size_t i = 0; i < k.plan.records.size(); ++i) {
       out.push_back(k.plan.records[i]);
-      if (i < stack.size() && out.back().source == ArgSource::Input) out.back().value = summarize(stack[i]);
+      if (i < stack.size() && k.plan.args[i].kind != ArgPlan::Constant) out.back().value = summarize(stack[i]);
     }
     return out;
   }
@@ -346,9 +368,14 @@ class AtenSession final : public Session {
         pushArguments(k.plan, m_values, stack);
         run.args.assign(stack.begin(), stack.end());  // before the call consumes them
         const auto t0 = Clock::now();  // the op's own time: the boxed call alone
-        k.op->callBoxed(stack);
-        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-        storeReturns(n, stack);
+        if (k.kind == Kernel::GetItem) {
+          m_values[static_cast<std::size_t>(n.outputs.at(0))] = stack[0].toListRef()[static_cast<std::size_t>(stack[1].toInt())];
+        } else {
+          k.op->callBoxed(stack);
+          run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+          if (m_p.source.format == "ir-json") storeIrReturns(n, stack);
+          else storeReturns(n, stack);
+        }
       }
     } catch (const MissingValue& e) {
       Diagnosis d = baseDiagnosis(n);
@@ -398,6 +425,20 @@ class AtenSession final : public Session {
     }
     for (std::size_t i = 0; i < n.outputs.size() && i < stack.size(); ++i)
       m_values[static_cast<std::size_t>(n.outputs[i])] = std::move(stack[i]);
+  }
+
+  /// An IR node lists only its tensor results, in order (pytorch-ir keeps the tensors of a tuple
+  /// or list return): topk -> topk_0, topk_1; split -> split_0, split_1, ...
+  void storeIrReturns(const Node& n, torch::jit::Stack& stack) {
+    std::vector<c10::IValue> tensors;
+    for (auto& v : stack) {
+      if (v.isTensor()) tensors.push_back(std::move(v));
+      else if (v.isList())
+        for (const auto& e : v.toListRef())
+          if (e.isTensor()) tensors.push_back(e);
+    }
+    for (std::size_t i = 0; i < n.outputs.size() && i < tensors.size(); ++i)
+      m_values[static_cast<std::size_t>(n.outputs[i])] = std::move(tensors[i]);
   }
 
   StepOutcome checkStopConditions(const Node& n) {
