@@ -48,6 +48,8 @@ class EngineTest : public QObject {
   void runsLikeEagerPyTorch_data() { addFixtureRows(); }
   void runsLikeEagerPyTorch() {
     QFETCH(QString, name);
+    QFETCH(bool, eagerFails);
+    if (eagerFails) QSKIP("eager PyTorch fails on this program: halfBeforeLinear covers it");
     QFETCH(bool, meta);
     if (meta) QSKIP("no weights: metaExportRunsOnceGivenWeights covers it");
     const std::string n = name.toStdString();
@@ -78,6 +80,45 @@ class EngineTest : public QObject {
     QVERIFY2(why.contains("'input' (float16)") && why.contains("'weight' (float32)"), qPrintable(why));
     QCOMPARE(o.diagnosis.arguments.at(0).value.dtype, DType::Float16);
     QCOMPARE(o.diagnosis.arguments.at(1).value.dtype, DType::Float32);
+  }
+
+  void halfBeforeLinearFailsWhereEagerDoes() {
+    const Program p = loadProgram(fixturePath("half_before_linear", ".pt2"));
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::DtypeMismatch);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("linear"));
+    const QString why = QString::fromStdString(o.diagnosis.explanation);
+    QVERIFY2(why.contains("'input' (float16)") && why.contains("'weight' (float32)"), qPrintable(why));
+    // The float16 input was made by the cast node, which ran before the failure.
+    const Value& half = p.value(*p.findValue(o.diagnosis.arguments.at(0).sourceDetail));
+    QVERIFY(p.node(half.producer).opcode == Opcode::CallFunction);
+    QVERIFY(s->record(half.producer));
+  }
+
+  void missingLiftedConstantIsNamedAndCanBeSupplied() {
+    const std::string n = "meta_lifted_constant";
+    const auto inputs = inputsOf(fixturePath(n, ".inputs.safetensors"));
+    {
+      const Program p = loadProgram(fixturePath(n, ".pt2"), LoadOptions{fixturePath(n, ".weights.safetensors"), ""});
+      QCOMPARE(p.missingData(), std::vector<std::string>{"mask"});
+      auto s = sessionFor(p);
+      QVERIFY(s->setInputs(inputs).ok());
+      const StepOutcome o = s->run();
+      QCOMPARE(o.diagnosis.kind, DiagnosisClass::MissingData);
+      QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("mul"));
+      QVERIFY2(QString::fromStdString(o.diagnosis.message).contains("'c_mask'"), o.diagnosis.message.c_str());
+    }
+    const Program p = loadProgram(fixturePath(n, ".pt2"), LoadOptions{fixturePath(n, ".weights.safetensors"),
+                                                                      fixturePath(n, ".constants.safetensors")});
+    QVERIFY(p.missingData().empty());
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(inputs).ok());
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    const TensorMap expected = readSafetensors(fixturePath(n, ".outputs.safetensors"));
+    QVERIFY(relativeError(s->outputs().at(0), expected.at("output_0")) <= 1e-6);
   }
 
   void metaExportRunsOnceGivenWeights() {

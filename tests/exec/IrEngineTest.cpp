@@ -90,6 +90,8 @@ class IrEngineTest : public QObject {
   void runsLikeEagerPyTorch_data() { addFixtureRows(); }
   void runsLikeEagerPyTorch() {
     QFETCH(QString, name);
+    QFETCH(bool, eagerFails);
+    if (eagerFails) QSKIP("eager PyTorch fails on this program: halfBeforeLinear covers it");
     QFETCH(bool, meta);
     QFETCH(bool, ir);
     if (!ir) QSKIP("pytorch-ir refused this program");

@@ -15,6 +15,8 @@ using namespace torchir::test;
 
 namespace {
 
+std::string n_of(const QString& name) { return name.toStdString(); }
+
 const SchemaLookup schemas = [](const std::string& op) { return atenBackend().schemaSpecs(op); };
 
 bool sameTensor(const TensorData& a, const TensorData& b) {
@@ -114,8 +116,10 @@ class FixtureConformanceTest : public QObject {
     QFETCH(bool, ir);
     const std::string n = name.toStdString();
     if (!ir) QSKIP("pytorch-ir refuses this program, so it has no IR JSON");
-    const std::string weights = fixturePath(meta ? "mlp" : n, ".weights.safetensors");
-    const Program fromIr = loadProgram(fixturePath(n, ".ir.json"), LoadOptions{weights, ""});
+    const bool ownWeights = fixtureHas(n, ".weights.safetensors");
+    const std::string weights = fixturePath(ownWeights ? n : "mlp", ".weights.safetensors");
+    const std::string constants = fixtureHas(n, ".constants.safetensors") ? fixturePath(n, ".constants.safetensors") : "";
+    const Program fromIr = loadProgram(fixturePath(n, ".ir.json"), LoadOptions{weights, constants});
     const Program fromPt2 = loadProgram(fixturePath(n, ".pt2"));
     QVERIFY2(fromIr.missingData().empty(), n.c_str());
     const auto irJson = readJson(fixturePath(n, ".ir.json"));
@@ -133,6 +137,7 @@ class FixtureConformanceTest : public QObject {
     QFETCH(QString, name);
     QFETCH(bool, meta);
     if (meta) QSKIP("a meta export's sample inputs have no data");
+    if (!fixtureHas(n_of(name), ".inputs.safetensors")) QSKIP("no inputs file");
     const std::string n = name.toStdString();
     const Program p = loadProgram(fixturePath(n, ".pt2"));
     const TensorMap inputs = readSafetensors(fixturePath(n, ".inputs.safetensors"));

@@ -27,17 +27,23 @@ inline nlohmann::json readJson(const std::string& path) {
   return parseLenientJson(std::string(std::istreambuf_iterator<char>(f), {}));
 }
 
+inline bool fixtureHas(const std::string& name, const std::string& suffix) {
+  return std::ifstream(fixturePath(name, suffix)).good();
+}
+
 /// One row per fixture of the manifest: QFETCH(QString, name), QFETCH(bool, meta) etc.
 inline void addFixtureRows() {
   QTest::addColumn<QString>("name");
   QTest::addColumn<bool>("meta");
   QTest::addColumn<bool>("dynamic");
   QTest::addColumn<bool>("ir");
+  QTest::addColumn<bool>("eagerFails");
   const auto manifest = readJson(fixturesDir() + "/manifest.json");
   for (const auto& f : manifest.at("fixtures")) {
     const std::string name = f.at("name");
     QTest::newRow(name.c_str()) << QString::fromStdString(name) << f.at("meta").get<bool>()
-                                << f.at("dynamic").get<bool>() << f.at("ir").get<bool>();
+                                << f.at("dynamic").get<bool>() << f.at("ir").get<bool>()
+                                << f.value("eager_fails", false);
   }
 }
 
