@@ -24,6 +24,11 @@ class AtenBackend {
   /// The schema's arguments of an op named as pytorch-ir names it (`aten.linear.default`);
   /// empty when the dispatcher does not know the op.
   virtual std::vector<SchemaArgSpec> schemaSpecs(const std::string& opType) const = 0;
+  /// Loads a shared library that registers custom executors (TORCHIR_REGISTER_EXECUTOR); throws
+  /// std::runtime_error naming the library when it cannot be loaded.
+  virtual void loadExecutors(const std::string& sharedLibrary) const = 0;
+  /// Op types with a registered executor, sorted.
+  virtual std::vector<std::string> registeredExecutors() const = 0;
   /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
   virtual void setThreads(int threads) const = 0;
   /// A run of `program` through the dispatcher. The program must outlive the session.

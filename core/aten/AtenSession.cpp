@@ -8,8 +8,11 @@
 
 #include "ArgumentBuilder.h"
 #include "FailureExplainer.h"
+#include "HigherOrderKernels.h"
 #include "IValueSummary.h"
+#include "MemoryBudget.h"
 #include "IrCallPlanner.h"
+#include "CustomKernel.h"
 #include "SymbolicKernels.h"
 #include "TensorBridge.h"
 
@@ -18,8 +21,10 @@ namespace {
 
 /// How a node runs, decided once when the session is made.
 struct Kernel {
-  enum Kind { Skip, Aten, Symbolic, GetItem, Unsupported } kind = Skip;
+  enum Kind { Skip, Aten, Symbolic, GetItem, HigherOrder, Custom, Unsupported } kind = Skip;
   std::optional<c10::OperatorHandle> op;
+  std::shared_ptr<HigherOrderKernel> hop;  // for HigherOrder
+  std::optional<Executor> custom;          // for Custom
   CallPlan plan;
   std::string schema;
   std::string problem;  // for Unsupported
@@ -41,14 +46,36 @@ Kernel irGetItemKernel(const Program& p, const Node& n) {
   return k;
 }
 
+/// A child session on a higher-order op's subgraph (defined after AtenSession).
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g);
+
 Kernel resolveKernel(const Program& p, const Node& n) {
   Kernel k;
   const bool ir = p.source.format == "ir-json";
   if (n.opcode == Opcode::CallFunction && n.target == "<built-in function getitem>" && ir) return irGetItemKernel(p, n);
   // In a .pt2 the getitem nodes only name the outputs of the op before them: no work.
   if (n.opcode != Opcode::CallFunction || n.target == "<built-in function getitem>") return k;
+  if (auto custom = findExecutor(n.target)) {  // a registered executor wins, as in pytorch-ir
+    k.kind = Kernel::Custom;
+    k.custom = std::move(custom);
+    k.schema = n.target + " (custom executor)";
+    return k;
+  }
   if (isSymbolicTarget(n.target)) {
     k.kind = Kernel::Symbolic;
+    return k;
+  }
+  if (!ir && isHigherOrderTarget(n.target)) {  // the IR JSON keeps no subgraphs: diagnosed below
+    auto hop = resolveHigherOrder(p, n, makeSubgraphRunner);
+    if (auto* problem = std::get_if<HigherOrderProblem>(&hop)) {
+      k.kind = Kernel::Unsupported;
+      k.problemClass = problem->kind;
+      k.problem = problem->message;
+      return k;
+    }
+    k.hop = std::get<std::shared_ptr<HigherOrderKernel>>(std::move(hop));
+    k.schema = k.hop->schema();
+    k.kind = Kernel::HigherOrder;
     return k;
   }
   // "aten.conv2d.default" -> aten::conv2d, overload ""
@@ -106,7 +133,7 @@ struct NodeRun {
 
 class AtenSession final : public Session {
  public:
-  explicit AtenSession(const Program& p) : m_p(p) {
+  explicit AtenSession(const Program& p) : m_p(p), m_budget(p) {
     m_kernels.reserve(p.nodes.size());
     for (const auto& n : p.nodes) m_kernels.push_back(resolveKernel(p, n));
     for (const auto& s : p.inputs)
@@ -210,6 +237,8 @@ class AtenSession final : public Session {
     m_values.assign(m_p.values.size(), c10::IValue());
     m_runs.assign(m_p.nodes.size(), NodeRun{});
     m_records.assign(m_p.nodes.size(), std::nullopt);
+    m_budget.reset();
+    m_snapshotCursor = 0;
     m_pos = 0;
     m_cancel = false;
     c10::InferenceMode guard;
@@ -228,8 +257,24 @@ class AtenSession final : public Session {
   }
 
   void setBreakpoints(const std::set<NodeId>& nodes) override { m_breakpoints = nodes; }
+  void setMemoryBudget(std::size_t bytes) override { m_budget.setLimit(bytes); }
+  bool released(ValueId value) const override { return m_budget.released(value); }
   void setStopConditions(const StopConditions& c) override { m_stops = c; }
   void requestCancel() override { m_cancel = true; }
+
+  /// Runs the whole program as a higher-order op's subgraph: operands in, results out.
+  std::vector<c10::IValue> runGraph(const std::vector<c10::IValue>& operands, const std::string& graphName) {
+    reset();
+    if (operands.size() != m_userInputs.size())
+      throw std::runtime_error(graphName + " takes " + std::to_string(m_userInputs.size()) + " operands, " +
+                               std::to_string(operands.size()) + " were given");
+    for (std::size_t i = 0; i < operands.size(); ++i) m_values[static_cast<std::size_t>(m_userInputs[i])] = operands[i];
+    const StepOutcome o = run();
+    if (o.reason != StopReason::Finished) throw SubgraphFailure(graphName, o.diagnosis);
+    std::vector<c10::IValue> results;
+    for (const auto& s : m_p.outputs) results.push_back(s.value == kNone ? c10::IValue() : m_values[static_cast<std::size_t>(s.value)]);
+    return results;
+  }
 
   const NodeRecord* record(NodeId node) const override {
     const NodeRun& run = m_runs.at(static_cast<std::size_t>(node));
@@ -325,6 +370,17 @@ class AtenSession final : public Session {
     return rec;
   }
 
+  /// Turns the argument references of executed nodes into summaries, so that releasing a
+  /// value frees its memory. Each node is visited once per run.
+  void snapshotRecordsUpTo(NodeId id) {
+    for (; m_snapshotCursor <= id; ++m_snapshotCursor) {
+      const auto i = static_cast<std::size_t>(m_snapshotCursor);
+      if (!m_runs[i].executed) continue;
+      if (!m_records[i]) m_records[i] = materialize(m_snapshotCursor, m_runs[i]);
+      m_runs[i].args.clear();
+    }
+  }
+
   /// The arguments as far as they could be rebuilt, for a diagnosis.
   std::vector<ArgumentRecord> argumentsSoFar(const Kernel& k, const torch::jit::Stack& stack) const {
     std::vector<ArgumentRecord> out;
@@ -363,6 +419,20 @@ class AtenSession final : public Session {
         runSymbolic(n, m_values, symbolic);
         run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
         run.symbolicArgs = std::move(symbolic.arguments);
+      } else if (k.kind == Kernel::Custom) {
+        const auto t0 = Clock::now();
+        runCustomExecutor(*k.custom, m_p, n, m_values, run.symbolicArgs);
+        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      } else if (k.kind == Kernel::HigherOrder) {
+        NodeRecord hop;
+        const auto t0 = Clock::now();
+        std::vector<c10::IValue> results = k.hop->run(m_values, hop);
+        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        run.symbolicArgs = std::move(hop.arguments);
+        for (ValueId v : n.outputs) {  // the getitem values pick the results by output index
+          const auto i = static_cast<std::size_t>(m_p.value(v).outputIndex);
+          if (i < results.size()) m_values[static_cast<std::size_t>(v)] = results[i];
+        }
       } else {
         stack.reserve(k.plan.args.size());
         pushArguments(k.plan, m_values, stack);
@@ -391,6 +461,15 @@ class AtenSession final : public Session {
                              : "Give the program its inputs (--inputs FILE or --random-inputs SEED).";
       d.arguments = argumentsSoFar(k, stack);
       return fail(std::move(d));
+    } catch (const SubgraphFailure& e) {
+      // The inner node's diagnosis, placed on this node: the run stands here, not inside.
+      Diagnosis d = e.diagnosis;
+      d.message = "in " + e.graph + ", node '" + d.nodeName + "' (" + d.opType + "): " + d.message;
+      d.node = n.id;
+      d.nodeName = n.name;
+      d.opType = n.target;
+      if (d.stackTrace.empty()) d.stackTrace = n.stackTrace;
+      return fail(std::move(d));
     } catch (const c10::Error& e) {
       Diagnosis d = baseDiagnosis(n);
       d.schema = k.schema;
@@ -408,6 +487,10 @@ class AtenSession final : public Session {
       return fail(std::move(d));
     }
     run.executed = true;
+    if (m_budget.account(id, m_values)) {
+      snapshotRecordsUpTo(id);  // the argument views keep their summaries, not the tensors
+      m_budget.release(id, m_values);
+    }
     return checkStopConditions(n);
   }
 
@@ -484,11 +567,28 @@ class AtenSession final : public Session {
   FrameValues m_values;
   std::vector<NodeRun> m_runs;
   mutable std::vector<std::optional<NodeRecord>> m_records;  // built on demand from m_runs
+  MemoryBudget m_budget;
+  NodeId m_snapshotCursor = 0;
   NodeId m_pos = 0;
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
   std::atomic<bool> m_cancel{false};
 };
+
+/// A subgraph runs as a session of its own: same kernels, its own frame.
+class SubgraphSession final : public SubgraphRunner {
+ public:
+  explicit SubgraphSession(const Subgraph& g) : m_name(g.name), m_session(*g.graph) {}
+  std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
+    return m_session.runGraph(operands, m_name);
+  }
+
+ private:
+  std::string m_name;
+  AtenSession m_session;
+};
+
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g) { return std::make_unique<SubgraphSession>(g); }
 
 }  // namespace
 

@@ -3,7 +3,10 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <dlfcn.h>
+
 #include "AtenBackend.h"
+#include "ExecutorRegistry.h"
 #include "AtenSession.h"
 
 namespace torchir {
@@ -37,6 +40,14 @@ class DispatcherBackend final : public AtenBackend {
     }
     return specs;
   }
+
+  void loadExecutors(const std::string& library) const override {
+    // RTLD_NOW: a missing symbol is reported here, not in the middle of a run.
+    if (!dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL))
+      throw std::runtime_error("cannot load executors from " + library + ": " + dlerror());
+  }
+
+  std::vector<std::string> registeredExecutors() const override { return torchir::registeredExecutors(); }
 
   void setThreads(int threads) const override { at::set_num_threads(threads); }
 

@@ -13,11 +13,14 @@ const char* kUsage =
     "       torchir table FILE [--json]\n"
     "       torchir convert FILE.pt2 -o IR.json\n"
     "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
-    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json]\n";
+    "                   [--executors LIB.so]\n"
+    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json]\n"
+    "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
+    "                      [--weights-as-nodes (dot only)]\n";
 
 // Options that take a value; everything else starting with -- is a flag.
 const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
-                                      "--save-outputs", "--stop-on"};
+                                      "--save-outputs", "--stop-on", "--executors", "--format", "--expand"};
 
 }  // namespace
 
@@ -66,6 +69,7 @@ int run(int argc, char** argv) {
     if (args.verb == "table") return tableCommand(args);
     if (args.verb == "convert") return convertCommand(args);
     if (args.verb == "run") return runCommand(args);
+    if (args.verb == "layout") return layoutCommand(args);
   } catch (const LoadError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;

@@ -21,5 +21,7 @@ int infoCommand(const Args& args);
 int tableCommand(const Args& args);
 int convertCommand(const Args& args);
 int runCommand(const Args& args);
+/// In torchir_layout (Graphviz): binaries that call run() link it.
+int layoutCommand(const Args& args);
 
 }  // namespace torchir::cli

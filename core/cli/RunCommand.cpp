@@ -74,6 +74,14 @@ int runCommand(const Args& args) {
     for (const auto& m : missing) std::cerr << " " << m;
     std::cerr << " (supply them with --weights / --constants)\n";
   }
+  if (args.flag("--executors")) {
+    try {
+      atenBackend().loadExecutors(args.option("--executors"));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return kBadInput;
+    }
+  }
   auto session = atenBackend().createSession(program);
   Diagnosis inputProblem;
   if (args.flag("--random-inputs")) {

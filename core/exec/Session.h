@@ -47,6 +47,11 @@ class Session {
 
   virtual void setBreakpoints(const std::set<NodeId>& nodes) = 0;
   virtual void setStopConditions(const StopConditions& conditions) = 0;
+  /// Intermediate values are kept for inspection until they exceed this many bytes (default: a
+  /// quarter of RAM); then values no later node needs are released, oldest first.
+  virtual void setMemoryBudget(std::size_t bytes) = 0;
+  /// True for a value released by the memory budget (its node ran; its tensor is gone).
+  virtual bool released(ValueId value) const = 0;
   /// Safe from any thread: the run stops between two nodes.
   virtual void requestCancel() = 0;
 

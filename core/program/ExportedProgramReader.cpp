@@ -53,16 +53,28 @@ class Builder {
     }
 
     const auto& gm = ep.at("graph_module");
-    const auto& graph = gm.at("graph");
-    m_tensorMeta = &graph.at("tensor_values");
-    m_symInts = graph.contains("sym_int_values") ? &graph.at("sym_int_values") : nullptr;
-    readSignatureInputs(gm.at("signature"), graph.at("inputs"));
-    for (const auto& n : graph.at("nodes")) readNode(n);
-    readOutputs(gm.at("signature"), graph);
+    readGraph(gm.at("graph"), gm.at("signature"));
+  }
+
+  /// A higher-order op's `as_graph` body: every input is a user input, every output a user output.
+  void readSubgraph(const json& graph) {
+    json sig = {{"input_specs", json::array()}, {"output_specs", json::array()}};
+    for (const auto& in : graph.at("inputs")) sig["input_specs"].push_back({{"user_input", {{"arg", in}}}});
+    for (const auto& out : graph.at("outputs")) sig["output_specs"].push_back({{"user_output", {{"arg", out}}}});
+    m_p.source.format = "pt2";
+    readGraph(graph, sig);
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) { throw LoadError(m_file, what); }
+
+  void readGraph(const json& graph, const json& signature) {
+    m_tensorMeta = &graph.at("tensor_values");
+    m_symInts = graph.contains("sym_int_values") ? &graph.at("sym_int_values") : nullptr;
+    readSignatureInputs(signature, graph.at("inputs"));
+    for (const auto& n : graph.at("nodes")) readNode(n);
+    readOutputs(signature, graph);
+  }
 
   static std::optional<int64_t> readBound(const json& v) {
     if (v.is_number_integer()) return v.get<int64_t>();
@@ -203,9 +215,16 @@ class Builder {
     // Graph arguments of higher-order ops become get_attr nodes before the call, as in FX.
     for (const auto& in : sn.at("inputs")) {
       if (unionKind(in.at("arg")) != "as_graph") continue;
-      const std::string gname = in.at("arg").at("as_graph").at("name");
+      const auto& body = in.at("arg").at("as_graph");
+      const std::string gname = body.at("name");
       const NodeId g = newNode(Opcode::GetAttr, gname, gname);
       m_p.nodes[g].outputs.push_back(newValue(gname, ValueKind::CustomObj, g, 0));
+      // The body's names are its own scope (it may reuse "x"): a Program of its own.
+      auto sub = std::make_shared<Program>();
+      sub->source = m_p.source;
+      Builder(m_file, *sub).readSubgraph(body.at("graph"));
+      m_p.nodes[g].subgraph = static_cast<int32_t>(m_p.subgraphs.size());
+      m_p.subgraphs.push_back(Subgraph{gname, std::move(sub)});
     }
     std::string name = sn.value("name", "");
     if (name.empty() && outs.size() == 1) {

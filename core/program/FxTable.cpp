@@ -100,7 +100,13 @@ class Renderer {
       return out + ")";
     }
     if (k == "as_complex") return "(" + floatRepr(b.at("real")) + "+" + floatRepr(b.at("imag")) + "j)";
-    if (k == "as_operator") return b.get<std::string>();
+    if (k == "as_operator") {
+      // str() of an OpOverload (auto_functionalized's first argument): "torch.ops.ns.name.overload"
+      const std::string op = b.get<std::string>();
+      const auto last = op.rfind('.');
+      if (op.rfind("torch.ops.", 0) != 0 || last == std::string::npos || op.find('.', 10) == last) return op;
+      return "<OpOverload(op='" + op.substr(10, last - 10) + "', overload='" + op.substr(last + 1) + "')>";
+    }
     if (k == "as_int_lists") {
       std::vector<std::string> items;
       for (const auto& l : b) items.push_back(join(intStrings(l), true, "(", ")"));

@@ -47,7 +47,7 @@ class IrBuilder {
     ir["weight_name_mapping"] = mapping;
     Json nodes = Json::array();
     for (const auto& n : m_p.nodes)
-      if (n.opcode == Opcode::CallFunction) nodes.push_back(node(n));
+      if (n.opcode == Opcode::CallFunction && !picksNone(n)) nodes.push_back(node(n));
     ir["nodes"] = nodes;
     Json constants = Json::object();
     for (const auto& spec : m_p.inputs) {
@@ -88,6 +88,13 @@ class IrBuilder {
       }
   }
 
+  /// A getitem of a None result (auto_functionalized of an op that returns nothing): only
+  /// torch.export.load makes it; pytorch-ir reads the exported graph, which has none.
+  bool picksNone(const Node& n) const {
+    return n.target == "<built-in function getitem>" && n.outputs.size() == 1 &&
+           m_p.value(n.outputs.front()).kind == ValueKind::None;
+  }
+
   /// The metas of the FX node that holds value `v` (a getitem names its own output).
   Json namedMeta(ValueId v) {
     Json m = tensorMeta(m_p.value(v));
@@ -99,6 +106,7 @@ class IrBuilder {
   /// All metas of an FX node used as an argument: a tuple-returning op lends every output.
   void appendArgMetas(NodeId producer, Json& out) {
     const Node& n = m_p.node(producer);
+    const std::size_t first = out.size();
     const auto* spec = n.opcode == Opcode::Placeholder ? m_p.inputSpecFor(n.outputs.front()) : nullptr;
     const bool weight = spec && (spec->kind == InputKind::Parameter || spec->kind == InputKind::Buffer ||
                                  spec->kind == InputKind::TensorConstant);
@@ -109,7 +117,7 @@ class IrBuilder {
       m["name"] = n.returnsTuple ? m_metaNames[static_cast<std::size_t>(v.id)] : n.name;
       if (!weight) {
         m["producer_node"] = n.name;
-        m["producer_output_idx"] = static_cast<int>(i);
+        m["producer_output_idx"] = static_cast<int>(out.size() - first);  // counts tensor results only
       }
       out.push_back(m);
     }
@@ -218,6 +226,11 @@ class IrBuilder {
       return out;
     }
     if (kind == "as_tensor") return m_p.node(m_holder.at(a.values.front())).name;  // str(Node)
+    if (kind == "as_tensors") {  // a list of Nodes, each str()
+      Json out = Json::array();
+      for (ValueId v : a.values) out.push_back(m_p.node(m_holder.at(v)).name);
+      return out;
+    }
     return Json::parse(b.dump());
   }
 

@@ -68,6 +68,8 @@ struct Node {
   bool returnsTuple = false;  // outputs are reached through getitem nodes
   std::string stackTrace;
   std::vector<ModuleFrame> moduleStack;  // outermost first
+  /// A get_attr node of a higher-order op's graph argument: its index in Program::subgraphs.
+  int32_t subgraph = kNone;
 };
 
 /// One module of the `nn_module_stack` hierarchy; index 0 is the root (path "").
@@ -115,6 +117,17 @@ struct SourceInfo {
   std::string modelName;
 };
 
+struct Program;
+
+/// A graph argument of a higher-order op (cond's branches, while_loop's cond_fn and body_fn, the
+/// body of wrap_with_set_grad_enabled): a program of its own whose placeholders are the op's
+/// operands (all user inputs) and whose outputs are the op's results, so it runs on a child frame
+/// through the same kernels. Not part of the FX table: the parent shows only its get_attr node.
+struct Subgraph {
+  std::string name;  // "true_graph_0", as the get_attr node names it
+  std::shared_ptr<const Program> graph;
+};
+
 /// An exported program, immutable after load. Node ids equal their position in `nodes`.
 struct Program {
   SourceInfo source;
@@ -128,6 +141,8 @@ struct Program {
   std::map<std::string, TensorData> weights;
   /// Sample inputs stored with the program (user inputs, in order), if any.
   std::vector<TensorData> sampleInputs;
+  /// Graph arguments of higher-order ops, referenced by Node::subgraph.
+  std::vector<Subgraph> subgraphs;
 
   const Value& value(ValueId id) const { return values.at(static_cast<std::size_t>(id)); }
   const Node& node(NodeId id) const { return nodes.at(static_cast<std::size_t>(id)); }

@@ -57,6 +57,14 @@ void runAndCompare(const Program& p, const std::string& name) {
   }
 }
 
+/// A higher-order op (`cond`, `auto_functionalized_v2`: an op type without a dot), which the IR
+/// cannot run: it keeps the op but not its subgraphs or wrapped operator.
+bool hasHigherOrderOp(const Program& p) {
+  for (const auto& n : p.nodes)
+    if (n.opcode == Opcode::CallFunction && n.target.find('.') == std::string::npos && n.target.front() != '<') return true;
+  return false;
+}
+
 const ArgumentRecord& argument(const NodeRecord& r, const std::string& name) {
   for (const auto& a : r.arguments)
     if (a.name == name) return a;
@@ -96,7 +104,9 @@ class IrEngineTest : public QObject {
     QFETCH(bool, ir);
     if (!ir) QSKIP("pytorch-ir refused this program");
     if (meta) QSKIP("a meta export has no weights of its own");
-    runAndCompare(loadIr(name.toStdString()), name.toStdString());
+    const Program p = loadIr(name.toStdString());
+    if (hasHigherOrderOp(p)) QSKIP("pytorch-ir's IR keeps no subgraphs: HigherOrderTest checks the diagnosis");
+    runAndCompare(p, name.toStdString());
   }
 
   // torch.save state dicts hold neither non-persistent buffers nor lifted constants: fixtures

@@ -38,12 +38,13 @@ inline void addFixtureRows() {
   QTest::addColumn<bool>("dynamic");
   QTest::addColumn<bool>("ir");
   QTest::addColumn<bool>("eagerFails");
+  QTest::addColumn<bool>("customOp");  // uses an op defined in Python, which no run without Python has
   const auto manifest = readJson(fixturesDir() + "/manifest.json");
   for (const auto& f : manifest.at("fixtures")) {
     const std::string name = f.at("name");
     QTest::newRow(name.c_str()) << QString::fromStdString(name) << f.at("meta").get<bool>()
                                 << f.at("dynamic").get<bool>() << f.at("ir").get<bool>()
-                                << f.value("eager_fails", false);
+                                << f.value("eager_fails", false) << f.value("custom_op", false);
   }
 }
 

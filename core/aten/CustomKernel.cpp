@@ -1,0 +1,39 @@
+#include "CustomKernel.h"
+
+#include "IValueSummary.h"
+
+namespace torchir {
+
+void runCustomExecutor(const Executor& executor, const Program& p, const Node& n, FrameValues& values,
+                       std::vector<ArgumentRecord>& records) {
+  std::vector<at::Tensor> inputs;
+  nlohmann::json attrs = nlohmann::json::object();
+  for (const auto& a : n.inputs) {
+    if (a.values.empty()) {
+      // pytorch-ir attributes as they are; a serialized .pt2 argument by its plain value
+      const auto& body = a.arg.begin().value();
+      attrs[a.name] = body;
+      records.push_back({a.name, a.arg.begin().key(), ArgSource::Attribute, "attrs['" + a.name + "']", {"", DType::Unknown, {}, {}, {}, body.dump()}});
+      continue;
+    }
+    for (ValueId v : a.values) {
+      const c10::IValue& iv = values[static_cast<std::size_t>(v)];
+      if (iv.isNone()) throw MissingValue(v);
+      if (!iv.isTensor()) continue;
+      inputs.push_back(iv.toTensor());
+      records.push_back({a.name.empty() ? "input " + std::to_string(inputs.size() - 1) : a.name, "Tensor",
+                         ArgSource::Input, p.value(v).name, summarize(iv)});
+    }
+  }
+  std::vector<at::Tensor> results = executor(inputs, attrs);
+  std::size_t next = 0;
+  for (ValueId v : n.outputs) {
+    if (p.value(v).producer != n.id) continue;  // a getitem's copy of an op's output
+    if (next >= results.size())
+      throw std::runtime_error("the custom executor for " + n.target + " returned " + std::to_string(results.size()) +
+                               " tensors; the node has more outputs");
+    values[static_cast<std::size_t>(v)] = results[next++];
+  }
+}
+
+}  // namespace torchir

@@ -1,0 +1,366 @@
+#include "HigherOrderKernels.h"
+
+#include <ATen/ATen.h>
+
+#include "IValueSummary.h"
+
+namespace torchir {
+namespace {
+
+using nlohmann::json;
+
+/// A while_loop that never ends is a bug in the program or its inputs; stop and say so.
+constexpr int64_t kMaxLoopIterations = 1'000'000;
+
+std::string unionKind(const json& u) { return u.is_object() && !u.empty() ? u.begin().key() : std::string(); }
+
+/// The values an argument passes, in order: tensors and symbols from the frame, numbers as given.
+std::vector<c10::IValue> operandValues(const NodeArgument& a, const FrameValues& frame) {
+  auto next = a.values.begin();
+  auto fromFrame = [&]() -> c10::IValue {
+    if (next == a.values.end()) throw std::runtime_error("argument '" + a.arg.dump() + "' names fewer values than it holds");
+    const ValueId v = *next++;
+    const c10::IValue& iv = frame[static_cast<std::size_t>(v)];
+    if (iv.isNone()) throw MissingValue(v);
+    return iv;
+  };
+  auto scalar = [&](const json& u) -> c10::IValue {
+    const std::string k = unionKind(u);
+    const json& b = u.at(k);
+    if (k == "as_tensor") return fromFrame();
+    if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool")
+      return unionKind(b) == "as_name" ? fromFrame() : (b.begin()->is_boolean() ? c10::IValue(b.begin()->get<bool>())
+                                                      : b.begin()->is_number_integer() ? c10::IValue(b.begin()->get<int64_t>())
+                                                                                       : c10::IValue(b.begin()->get<double>()));
+    if (k == "as_int") return b.get<int64_t>();
+    if (k == "as_float") return b.get<double>();
+    if (k == "as_bool") return b.get<bool>();
+    if (k == "as_none") return {};
+    throw std::runtime_error("cannot pass a serialized " + k + " to a subgraph");
+  };
+  const std::string kind = unionKind(a.arg);
+  std::vector<c10::IValue> out;
+  if (kind == "as_tensors") {
+    for (std::size_t i = 0; i < a.arg.at(kind).size(); ++i) out.push_back(fromFrame());
+  } else if (kind == "as_sym_ints" || kind == "as_sym_bools" || kind == "as_sym_floats") {
+    for (const auto& s : a.arg.at(kind))
+      out.push_back(scalar(json{{kind.substr(0, kind.size() - 1), s}}));
+  } else {
+    out.push_back(scalar(a.arg));
+  }
+  return out;
+}
+
+/// The subgraph an `as_graph` argument names, through its get_attr node.
+const Subgraph& subgraphOf(const Program& p, const NodeArgument& a) {
+  if (unionKind(a.arg) != "as_graph" || a.values.empty()) throw std::runtime_error("expected a graph argument");
+  const Node& getAttr = p.node(p.value(a.values.front()).producer);
+  if (getAttr.subgraph == kNone) throw std::runtime_error("graph '" + getAttr.name + "' was not read");
+  return p.subgraphs.at(static_cast<std::size_t>(getAttr.subgraph));
+}
+
+const NodeArgument& input(const Node& n, std::size_t i) {
+  if (i >= n.inputs.size())
+    throw std::runtime_error(n.target + " takes at least " + std::to_string(i + 1) + " arguments, the node has " +
+                             std::to_string(n.inputs.size()));
+  return n.inputs[i];
+}
+
+ArgumentRecord record(const std::string& name, const std::string& type, ArgSource source, std::string detail,
+                      ValueSummary value) {
+  return ArgumentRecord{name, type, source, std::move(detail), std::move(value)};
+}
+
+ValueSummary summarizeList(const std::vector<c10::IValue>& values) {
+  c10::impl::GenericList list(c10::AnyType::get());
+  for (const auto& v : values) list.push_back(v);
+  return summarize(c10::IValue(list));
+}
+
+ValueSummary graphSummary(const std::string& text) {
+  ValueSummary s;
+  s.kind = "GraphModule";
+  s.text = text;
+  return s;
+}
+
+bool truth(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (t.numel() != 1) throw std::runtime_error("the predicate has " + std::to_string(t.numel()) + " elements, not one");
+    return t.item<bool>();
+  }
+  if (v.isBool()) return v.toBool();
+  if (v.isInt()) return v.toInt() != 0;
+  if (v.isDouble()) return v.toDouble() != 0;
+  throw std::runtime_error("the predicate is a " + v.tagKind() + ", not a tensor or a bool");
+}
+
+/// cond(pred, true_fn, false_fn, operands): runs the branch the predicate picks.
+class CondKernel final : public HigherOrderKernel {
+ public:
+  CondKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_trueName(subgraphOf(p, input(n, 1)).name), m_falseName(subgraphOf(p, input(n, 2)).name),
+        m_true(make(subgraphOf(p, input(n, 1)))), m_false(make(subgraphOf(p, input(n, 2)))) {}
+
+  std::string schema() const override {
+    return "cond(Tensor pred, GraphModule true_fn, GraphModule false_fn, Tensor[] operands) -> Tensor[]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    const c10::IValue pred = operandValues(input(m_node, 0), frame).at(0);
+    const auto operands = operandValues(input(m_node, 3), frame);
+    const bool taken = truth(pred);
+    rec.arguments = {record("pred", "Tensor", ArgSource::Input, "", summarize(pred)),
+                     record("true_fn", "GraphModule", ArgSource::Attribute, m_trueName, graphSummary(taken ? "taken" : "not taken")),
+                     record("false_fn", "GraphModule", ArgSource::Attribute, m_falseName, graphSummary(taken ? "not taken" : "taken")),
+                     record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
+    return (taken ? m_true : m_false)->run(operands);
+  }
+
+ private:
+  const Node& m_node;
+  std::string m_trueName, m_falseName;
+  std::unique_ptr<SubgraphRunner> m_true, m_false;
+};
+
+/// while_loop(cond_fn, body_fn, carried, additional): body_fn maps the carried values to their
+/// next ones while cond_fn says so; the additional inputs are passed to both unchanged.
+class WhileLoopKernel final : public HigherOrderKernel {
+ public:
+  WhileLoopKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_condName(subgraphOf(p, input(n, 0)).name), m_cond(make(subgraphOf(p, input(n, 0)))),
+        m_body(make(subgraphOf(p, input(n, 1)))) {}
+
+  std::string schema() const override {
+    return "while_loop(GraphModule cond_fn, GraphModule body_fn, Tensor[] carried_inputs, Tensor[] additional_inputs) -> Tensor[]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    std::vector<c10::IValue> carried = operandValues(input(m_node, 2), frame);
+    const std::vector<c10::IValue> additional =
+        m_node.inputs.size() > 3 ? operandValues(m_node.inputs[3], frame) : std::vector<c10::IValue>{};
+    rec.arguments = {record("carried_inputs", "Tensor[]", ArgSource::Input, "", summarizeList(carried)),
+                     record("additional_inputs", "Tensor[]", ArgSource::Input, "", summarizeList(additional))};
+    auto withAdditional = [&] {
+      std::vector<c10::IValue> all = carried;
+      all.insert(all.end(), additional.begin(), additional.end());
+      return all;
+    };
+    int64_t iterations = 0;
+    while (truth(m_cond->run(withAdditional()).at(0))) {
+      if (++iterations > kMaxLoopIterations)
+        throw std::runtime_error("while_loop ran " + std::to_string(kMaxLoopIterations) + " iterations and " +
+                                 m_condName + " still holds: stopped");
+      std::vector<c10::IValue> next = m_body->run(withAdditional());
+      if (next.size() != carried.size())
+        throw std::runtime_error("body_fn returned " + std::to_string(next.size()) + " values for " +
+                                 std::to_string(carried.size()) + " carried inputs");
+      carried = std::move(next);
+    }
+    ValueSummary count;
+    count.kind = "int";
+    count.text = std::to_string(iterations);
+    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "counted", count));
+    return carried;
+  }
+
+ private:
+  const Node& m_node;
+  std::string m_condName;
+  std::unique_ptr<SubgraphRunner> m_cond, m_body;
+};
+
+/// wrap_with_set_grad_enabled(enabled, graph, *operands): the engine runs under InferenceMode,
+/// where no autograd is recorded either way, so the body simply runs.
+class SetGradKernel final : public HigherOrderKernel {
+ public:
+  SetGradKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 1)).name), m_body(make(subgraphOf(p, input(n, 1)))) {}
+
+  std::string schema() const override { return "wrap_with_set_grad_enabled(bool enabled, GraphModule body, *operands)"; }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    std::vector<c10::IValue> operands;
+    for (std::size_t i = 2; i < m_node.inputs.size(); ++i)
+      for (auto& v : operandValues(m_node.inputs[i], frame)) operands.push_back(std::move(v));
+    rec.arguments = {record("enabled", "bool", ArgSource::Attribute, "given", summarize(operandValues(input(m_node, 0), frame).at(0))),
+                     record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run")),
+                     record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
+    return m_body->run(operands);
+  }
+
+ private:
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+};
+
+/// "torch.ops.ns.name.overload" -> the dispatcher's operator, or nullopt.
+std::optional<c10::OperatorHandle> findOperator(const std::string& serialized, std::string& qualified) {
+  std::string t = serialized.rfind("torch.ops.", 0) == 0 ? serialized.substr(10) : serialized;
+  const auto first = t.find('.'), last = t.rfind('.');
+  if (first == std::string::npos || first == last) {
+    qualified = t;
+    return std::nullopt;
+  }
+  qualified = t.substr(0, first) + "::" + t.substr(first + 1, last - first - 1);
+  std::string overload = t.substr(last + 1);
+  if (overload == "default") overload.clear();
+  if (!overload.empty()) qualified += "." + overload;
+  return c10::Dispatcher::singleton().findSchema({t.substr(0, first) + "::" + t.substr(first + 1, last - first - 1), overload});
+}
+
+/// auto_functionalized(_v2)(op, **kwargs): the functional form of an op that mutates its
+/// arguments. The op runs on clones; the results are the op's returns followed by the mutated
+/// clones (v1: each mutated argument; v2: every base in `_all_bases`), which later nodes use in
+/// place of the mutated tensors.
+class AutoFunctionalizedKernel final : public HigherOrderKernel {
+ public:
+  /// How one mutable argument is found in a v2 call: a view of base `base` (-1: None).
+  struct Mutable {
+    std::size_t slot = 0;
+    int64_t base = -1;
+    std::vector<int64_t> size, stride;
+    int64_t storageOffset = 0;
+    int64_t sliceDim = -1, sliceStart = 0, sliceEnd = 0;
+  };
+
+  AutoFunctionalizedKernel(const Program& p, const Node& n, c10::OperatorHandle op, bool v2)
+      : m_node(n), m_op(std::move(op)), m_v2(v2) {
+    // The call's arguments by schema name: for v1 the node passes them all by name; for v2 a
+    // mutable one is `_<name>_base_index` into `_all_bases` (plus view information).
+    const auto& schema = m_op.schema();
+    for (const auto& a : n.inputs)
+      if (a.name == "_all_bases") m_bases = &a;
+    for (std::size_t i = 0; i < schema.arguments().size(); ++i) {
+      const auto& sa = schema.arguments()[i];
+      const bool mutated = sa.alias_info() && sa.alias_info()->isWrite();
+      if (!mutated) {
+        for (const auto& a : n.inputs)
+          if (a.name == sa.name()) m_call.inputs.push_back(a);
+        continue;
+      }
+      if (!m_v2) {
+        for (const auto& a : n.inputs)
+          if (a.name == sa.name()) m_call.inputs.push_back(a);
+        m_mutables.push_back(Mutable{i, -1});
+        continue;
+      }
+      Mutable m{i};
+      const std::string prefix = "_" + sa.name() + "_";
+      auto kw = [&](const std::string& key) -> const json* {
+        for (const auto& a : n.inputs)
+          if (a.name == prefix + key) return &a.arg;
+        return nullptr;
+      };
+      const json* index = kw("base_index");
+      if (!index) throw std::runtime_error("no " + prefix + "base_index for the mutable argument '" + sa.name() + "'");
+      if (unionKind(*index) == "as_int") m.base = index->at("as_int").get<int64_t>();
+      else if (unionKind(*index) != "as_none")
+        throw std::runtime_error("the mutable argument '" + sa.name() + "' is a list of bases, which is not supported yet");
+      if (const json* s = kw("size")) {
+        m.size = s->at("as_ints").get<std::vector<int64_t>>();
+        m.stride = kw("stride")->at("as_ints").get<std::vector<int64_t>>();
+        m.storageOffset = kw("storage_offset")->at("as_int").get<int64_t>();
+      } else if (const json* d = kw("slice_dim")) {
+        m.sliceDim = d->at("as_int").get<int64_t>();
+        m.sliceStart = kw("slice_start")->at("as_int").get<int64_t>();
+        m.sliceEnd = kw("slice_end")->at("as_int").get<int64_t>();
+      }
+      // Planned as the base tensor itself (it has the right type); run() puts in the clone's view.
+      NodeArgument stand;
+      stand.name = sa.name();
+      if (m.base >= 0) {
+        if (!m_bases || static_cast<std::size_t>(m.base) >= m_bases->values.size())
+          throw std::runtime_error(prefix + "base_index " + std::to_string(m.base) + " is outside _all_bases");
+        const ValueId v = m_bases->values[static_cast<std::size_t>(m.base)];
+        stand.arg = json{{"as_tensor", {{"name", p.value(v).name}}}};
+        stand.values = {v};
+      } else {
+        stand.arg = json{{"as_none", true}};
+      }
+      m_call.inputs.push_back(std::move(stand));
+      m_mutables.push_back(m);
+    }
+    m_call.target = n.target;
+    m_call.name = n.name;
+    m_plan = planCall(p, m_call, schema);
+  }
+
+  std::string schema() const override { return toString(m_op.schema()); }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    torch::jit::Stack stack;
+    pushArguments(m_plan, frame, stack);
+    std::vector<c10::IValue> clones;
+    if (m_v2) {
+      if (m_bases)
+        for (const auto& b : operandValues(*m_bases, frame)) clones.push_back(b.toTensor().clone());
+      for (const auto& m : m_mutables) {
+        if (m.base < 0) continue;
+        at::Tensor base = clones[static_cast<std::size_t>(m.base)].toTensor();
+        stack[m.slot] = !m.size.empty() ? base.as_strided(m.size, m.stride, m.storageOffset)
+                        : m.sliceDim >= 0 ? base.slice(m.sliceDim, m.sliceStart, m.sliceEnd)
+                                          : base;
+      }
+    } else {
+      for (const auto& m : m_mutables) {
+        if (stack[m.slot].isTensor()) stack[m.slot] = stack[m.slot].toTensor().clone();
+        clones.push_back(stack[m.slot]);
+      }
+    }
+    rec.arguments = m_plan.records;
+    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
+    m_op.callBoxed(stack);
+    // Python's `(out, *mutated)`: an op returning nothing contributes one None, a tuple its items.
+    std::vector<c10::IValue> results;
+    if (stack.empty()) results.emplace_back();
+    for (auto& v : stack) results.push_back(std::move(v));
+    for (auto& c : clones) results.push_back(std::move(c));
+    return results;
+  }
+
+ private:
+  const Node& m_node;
+  c10::OperatorHandle m_op;
+  bool m_v2;
+  Node m_call;  // the op's call as a plain node: the plan points into its arguments
+  const NodeArgument* m_bases = nullptr;
+  std::vector<Mutable> m_mutables;
+  CallPlan m_plan;
+};
+
+}  // namespace
+
+bool isHigherOrderTarget(const std::string& target) {
+  return !target.empty() && target.find('.') == std::string::npos && target.front() != '<';
+}
+
+std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigherOrder(
+    const Program& p, const Node& n, const MakeSubgraphRunner& make) {
+  const std::string& t = n.target;
+  try {
+    if (t == "cond") return std::make_shared<CondKernel>(p, n, make);
+    if (t == "while_loop") return std::make_shared<WhileLoopKernel>(p, n, make);
+    if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
+    if (t == "auto_functionalized" || t == "auto_functionalized_v2") {
+      const NodeArgument& opArg = input(n, 0);
+      if (unionKind(opArg.arg) != "as_operator") throw std::runtime_error(t + "'s first argument is not an operator");
+      std::string qualified;
+      auto op = findOperator(opArg.arg.at("as_operator").get<std::string>(), qualified);
+      if (!op)
+        return HigherOrderProblem{DiagnosisClass::OpNotFound,
+                                  t + " wraps " + qualified + ", which the dispatcher does not hold (a custom op defined "
+                                  "in Python, or in a library that is not loaded)"};
+      return std::make_shared<AutoFunctionalizedKernel>(p, n, *op, t == "auto_functionalized_v2");
+    }
+  } catch (const std::exception& e) {
+    return HigherOrderProblem{DiagnosisClass::RuntimeError, "cannot plan " + t + ": " + e.what()};
+  }
+  return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
+                            "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, "
+                            "wrap_with_set_grad_enabled, auto_functionalized and auto_functionalized_v2)"};
+}
+
+}  // namespace torchir

@@ -1,0 +1,107 @@
+#include "BoxLabels.h"
+
+namespace torchir::layout {
+
+namespace {
+
+std::string shortDtype(DType t) {
+  switch (t) {
+    case DType::Float32: return "f32";
+    case DType::Float16: return "f16";
+    case DType::BFloat16: return "bf16";
+    case DType::Float64: return "f64";
+    case DType::Int64: return "i64";
+    case DType::Int32: return "i32";
+    case DType::Bool: return "bool";
+    case DType::Unknown: return "?";
+    default: return std::string(dtypeName(t));
+  }
+}
+
+/// `torch.nn.modules.conv.Conv2d` -> `Conv2d`.
+std::string lastDotted(const std::string& s) {
+  const auto dot = s.rfind('.');
+  return dot == std::string::npos ? s : s.substr(dot + 1);
+}
+
+std::string shapeText(const std::vector<Dim>& shape) {
+  if (shape.empty()) return "scalar";
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += "x";
+    s += shape[i].isSymbolic() ? shape[i].expr : std::to_string(shape[i].hint);
+  }
+  return s;
+}
+
+/// `conv1.weight` -> `W`, `bn1.running_mean` -> `running_mean`: the module path is the frame's job.
+std::string weightName(const std::string& key) {
+  const std::string last = lastDotted(key);
+  if (last == "weight") return "W";
+  if (last == "bias") return "b";
+  return last;
+}
+
+}  // namespace
+
+std::string shortOpName(const std::string& target) {
+  std::string s = target;
+  if (s.rfind("aten.", 0) == 0) s = s.substr(5);
+  const std::string def = ".default";
+  if (s.size() > def.size() && s.compare(s.size() - def.size(), def.size(), def) == 0) s.resize(s.size() - def.size());
+  return s;
+}
+
+std::string valueText(const Value& v) {
+  switch (v.kind) {
+    case ValueKind::Tensor: return shapeText(v.shape) + " " + shortDtype(v.dtype);
+    case ValueKind::SymInt: return "SymInt";
+    case ValueKind::SymFloat: return "SymFloat";
+    case ValueKind::SymBool: return "SymBool";
+    case ValueKind::None: return "None";
+    default: return "object";
+  }
+}
+
+std::vector<std::string> opLabel(const ViewGraph& g, NodeId n) {
+  const Program& p = g.program();
+  const Node& node = p.node(n);
+  std::vector<std::string> lines{shortOpName(node.target)};
+  if (const int m = g.inlinedModule(n); m >= 0) lines[0] = lastDotted(p.modules[static_cast<std::size_t>(m)].path) + ": " + lines[0];
+  // One line per output; multi-output ops number them as their edges are labelled.
+  for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+    const std::string prefix = node.outputs.size() > 1 ? "[" + std::to_string(i) + "] " : "";
+    lines.push_back(prefix + valueText(p.value(node.outputs[i])));
+  }
+  for (ValueId w : g.weightsOf(n)) {
+    const auto* spec = p.inputSpecFor(w);
+    const std::string name = spec ? weightName(spec->target) : p.value(w).name;
+    lines.push_back(name + " " + shapeText(p.value(w).shape));
+  }
+  return lines;
+}
+
+std::vector<std::string> inputLabel(const Program& p, int i) {
+  const auto& s = p.inputs[static_cast<std::size_t>(i)];
+  return {"input " + p.value(s.value).name, valueText(p.value(s.value))};
+}
+
+std::vector<std::string> outputLabel(const Program& p, int i) {
+  const auto& s = p.outputs[static_cast<std::size_t>(i)];
+  std::vector<std::string> lines{s.kind == OutputKind::UserOutput ? "output " + std::to_string(i)
+                                                                  : std::string(outputKindName(s.kind)) + " " + s.target};
+  if (s.value >= 0) lines.push_back(valueText(p.value(s.value)));
+  return lines;
+}
+
+std::vector<std::string> moduleLabel(const ViewGraph& g, int m) {
+  const Module& mod = g.program().modules[static_cast<std::size_t>(m)];
+  return {mod.path, lastDotted(mod.type), std::to_string(g.subtreeOps(m)) + " ops  [+]"};
+}
+
+std::string frameLabel(const Program& p, int m) {
+  const Module& mod = p.modules[static_cast<std::size_t>(m)];
+  return mod.path + " (" + lastDotted(mod.type) + ")";
+}
+
+}  // namespace torchir::layout

@@ -1,0 +1,23 @@
+#pragma once
+// The text inside each box. Kept short on purpose: boxes are sized by it and dot's time grows with
+// the drawing's width.
+#include <string>
+#include <vector>
+
+#include "ViewGraph.h"
+
+namespace torchir::layout {
+
+/// `aten.conv2d.default` -> `conv2d`, `aten.add.Tensor` -> `add.Tensor`.
+std::string shortOpName(const std::string& target);
+/// `1x64x56x56 f32`, `s0x8 f32`, `scalar i64`, `SymInt`.
+std::string valueText(const Value& v);
+
+std::vector<std::string> opLabel(const ViewGraph& g, NodeId n);
+std::vector<std::string> inputLabel(const Program& p, int inputIndex);
+std::vector<std::string> outputLabel(const Program& p, int outputIndex);
+std::vector<std::string> moduleLabel(const ViewGraph& g, int module);
+/// The frame title of an expanded module: `layer1.0 (BasicBlock)`.
+std::string frameLabel(const Program& p, int module);
+
+}  // namespace torchir::layout

@@ -1,0 +1,172 @@
+#include "ViewGraph.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace torchir::layout {
+
+bool isGetitem(const Node& n) { return n.target == "<built-in function getitem>"; }
+
+bool ViewGraph::isOpBox(NodeId n) const {
+  const Node& node = m_program.node(n);
+  return node.opcode == Opcode::CallFunction && !isGetitem(node);
+}
+
+namespace {
+
+/// Per-module edge and port lists with de-duplication that keeps first-seen (program) order, so
+/// dot sees the same graph every time.
+struct LevelBuilder {
+  ModuleLevel level;
+  std::set<std::tuple<ItemRef, ItemRef, ValueId>> seenEdges;
+  std::set<ValueId> seenIn, seenOut;
+  void edge(ItemRef a, ItemRef b, ValueId v, int port) {
+    if (seenEdges.emplace(a, b, v).second) level.edges.push_back({a, b, v, port});
+  }
+  void in(ValueId v) {
+    if (seenIn.insert(v).second) level.inValues.push_back(v);
+  }
+  void out(ValueId v) {
+    if (seenOut.insert(v).second) level.outValues.push_back(v);
+  }
+};
+
+}  // namespace
+
+ViewGraph::ViewGraph(const Program& p) : m_program(p) {
+  const std::size_t nm = std::max<std::size_t>(p.modules.size(), 1);
+  std::vector<int> parent(nm, -1);
+  m_depth.assign(nm, 0);
+  m_subtreeOps.assign(nm, 0);
+  m_nodeModule.assign(p.nodes.size(), 0);
+  for (std::size_t m = 0; m < p.modules.size(); ++m) {
+    parent[m] = p.modules[m].parent;
+    for (NodeId n : p.modules[m].nodes) m_nodeModule[static_cast<std::size_t>(n)] = static_cast<int>(m);
+  }
+  // Modules are created parent-first (ModuleTree), so one forward pass gives depths.
+  for (std::size_t m = 1; m < nm; ++m) m_depth[m] = parent[m] >= 0 ? m_depth[static_cast<std::size_t>(parent[m])] + 1 : 1;
+
+  for (const auto& n : p.nodes)
+    if (isOpBox(n.id))
+      for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)])
+        ++m_subtreeOps[static_cast<std::size_t>(m)];
+  std::vector<bool> transparent(nm, false);
+  m_children.assign(nm, {});
+  for (std::size_t m = 1; m < nm; ++m) {
+    transparent[m] = m_subtreeOps[m] <= 1;
+    if (!transparent[m] && parent[m] >= 0) m_children[static_cast<std::size_t>(parent[m])].push_back(static_cast<int>(m));
+  }
+  m_inlined.assign(p.nodes.size(), -1);
+  for (std::size_t n = 0; n < p.nodes.size(); ++n) {
+    int& m = m_nodeModule[n];
+    if (transparent[static_cast<std::size_t>(m)]) m_inlined[n] = m;
+    while (transparent[static_cast<std::size_t>(m)]) m = parent[static_cast<std::size_t>(m)];
+  }
+
+  // Which values are weights, and which user input a placeholder value is.
+  m_isWeight.assign(p.values.size(), false);
+  std::vector<int> inputIndex(p.values.size(), -1);
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const auto& s = p.inputs[i];
+    if (s.value < 0) continue;
+    if (s.kind == InputKind::UserInput) inputIndex[static_cast<std::size_t>(s.value)] = static_cast<int>(i);
+    else m_isWeight[static_cast<std::size_t>(s.value)] = true;
+  }
+  for (const auto& n : p.nodes)
+    if (n.opcode == Opcode::GetAttr)
+      for (ValueId v : n.outputs) m_isWeight[static_cast<std::size_t>(v)] = true;
+
+  std::vector<LevelBuilder> b(nm);
+  auto nodeModule = [&](ItemRef leaf) { return leaf.kind == ItemRef::Op ? m_nodeModule[static_cast<std::size_t>(leaf.index)] : 0; };
+  // The drawn producer of a value: getitem nodes only name an output of the op before them.
+  auto source = [&](ValueId v, int* port) -> ItemRef {
+    const Value& val = p.value(v);
+    if (inputIndex[static_cast<std::size_t>(v)] >= 0) return {ItemRef::Input, inputIndex[static_cast<std::size_t>(v)]};
+    NodeId n = val.producer;
+    *port = -1;
+    if (n < 0) return {ItemRef::Op, -1};
+    if (p.node(n).returnsTuple) *port = val.outputIndex;
+    for (int guard = 0; guard < 4 && isGetitem(p.node(n)); ++guard) {  // list outputs: getitem of getitem
+      const auto& in = p.node(n).inputs;
+      const auto name = in.empty() ? std::string() : in[0].arg.value("as_node", std::string());
+      const auto up = p.findNode(name);
+      if (!up) break;
+      n = *up;
+    }
+    return {ItemRef::Op, n};
+  };
+  // Routes one dataflow edge through the hierarchy: ports on every module boundary it crosses and
+  // one edge in the lowest module that contains both ends.
+  auto route = [&](ValueId v, ItemRef from, int port, ItemRef to) {
+    m_flat.push_back({from, to, v, port});
+    int a = nodeModule(from), c = nodeModule(to);
+    ItemRef ia = from, ic = to;
+    while (a != c) {
+      if (m_depth[static_cast<std::size_t>(a)] >= m_depth[static_cast<std::size_t>(c)]) {
+        b[static_cast<std::size_t>(a)].out(v);
+        b[static_cast<std::size_t>(a)].edge(ia, {ItemRef::OutPort, v}, v, ia == from ? port : -1);
+        ia = {ItemRef::Module, a};
+        a = parent[static_cast<std::size_t>(a)];
+      } else {
+        b[static_cast<std::size_t>(c)].in(v);
+        b[static_cast<std::size_t>(c)].edge({ItemRef::InPort, v}, ic, v, -1);
+        ic = {ItemRef::Module, c};
+        c = parent[static_cast<std::size_t>(c)];
+      }
+    }
+    b[static_cast<std::size_t>(a)].edge(ia, ic, v, ia == from ? port : -1);
+  };
+
+  m_weights.assign(p.nodes.size(), {});
+  for (const auto& n : p.nodes) {
+    if (!isOpBox(n.id)) continue;
+    std::set<ValueId> seen;
+    for (const auto& arg : n.inputs)
+      for (ValueId v : arg.values) {
+        if (v < 0 || !seen.insert(v).second) continue;
+        if (m_isWeight[static_cast<std::size_t>(v)]) {
+          m_weights[static_cast<std::size_t>(n.id)].push_back(v);
+          continue;
+        }
+        int port = -1;
+        const ItemRef from = source(v, &port);
+        if (from.index >= 0) route(v, from, port, {ItemRef::Op, n.id});
+      }
+  }
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    const ValueId v = p.outputs[i].value;
+    if (v < 0 || m_isWeight[static_cast<std::size_t>(v)]) continue;
+    int port = -1;
+    const ItemRef from = source(v, &port);
+    if (from.index >= 0) route(v, from, port, {ItemRef::Output, static_cast<int>(i)});
+  }
+
+  // Items in program order: a child module sits where its first node does.
+  std::vector<NodeId> firstNode(nm, static_cast<NodeId>(p.nodes.size()));
+  for (const auto& n : p.nodes)
+    for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)]) {
+      if (firstNode[static_cast<std::size_t>(m)] <= n.id) break;
+      firstNode[static_cast<std::size_t>(m)] = n.id;
+    }
+  std::vector<std::vector<NodeId>> ops(nm);
+  for (const auto& n : p.nodes)
+    if (isOpBox(n.id)) ops[static_cast<std::size_t>(m_nodeModule[static_cast<std::size_t>(n.id)])].push_back(n.id);
+  for (std::size_t m = 0; m < nm; ++m) {
+    std::vector<std::pair<NodeId, ItemRef>> order;
+    for (NodeId n : ops[m]) order.push_back({n, {ItemRef::Op, n}});
+    for (int c : m_children[m]) order.push_back({firstNode[static_cast<std::size_t>(c)], {ItemRef::Module, c}});
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    auto& items = b[m].level.items;
+    if (m == 0)
+      for (std::size_t i = 0; i < p.inputs.size(); ++i)
+        if (p.inputs[i].kind == InputKind::UserInput) items.push_back({ItemRef::Input, static_cast<int>(i)});
+    for (const auto& [n, item] : order) items.push_back(item);
+    if (m == 0)
+      for (std::size_t i = 0; i < p.outputs.size(); ++i) items.push_back({ItemRef::Output, static_cast<int>(i)});
+  }
+  m_levels.reserve(nm);
+  for (auto& lb : b) m_levels.push_back(std::move(lb.level));
+}
+
+}  // namespace torchir::layout

@@ -1,0 +1,76 @@
+#pragma once
+// The program as the layout sees it, independent of the fold state: for every module, the items
+// drawn when it is expanded (its own op nodes, its child modules, ports for values that cross its
+// border) and the edges between them. Built once per program in O(edges x depth); a layout then
+// only picks levels by fold state.
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/Program.h"
+
+namespace torchir::layout {
+
+/// One node of a module's level graph.
+struct ItemRef {
+  enum Kind : uint8_t { Op, Module, Input, Output, InPort, OutPort };
+  Kind kind = Op;
+  int32_t index = -1;  // Op: NodeId; Module: module index; Input/Output: signature index; ports: ValueId
+  auto operator<=>(const ItemRef&) const = default;
+};
+
+struct LevelEdge {
+  ItemRef from, to;
+  ValueId value = kNone;
+  int port = -1;  // output index when the producer is a multi-output op, else -1
+};
+
+/// What one module shows when expanded.
+struct ModuleLevel {
+  std::vector<ItemRef> items;  // program order: ops, child modules; user inputs/outputs at the root
+  std::vector<ValueId> inValues, outValues;  // values entering / leaving the module (its ports)
+  std::vector<LevelEdge> edges;              // among items and ports, without duplicates
+};
+
+class ViewGraph {
+ public:
+  explicit ViewGraph(const Program& program);
+
+  const Program& program() const { return m_program; }
+  const ModuleLevel& level(int module) const { return m_levels.at(static_cast<std::size_t>(module)); }
+  std::size_t moduleCount() const { return m_levels.size(); }
+  int depth(int module) const { return m_depth[static_cast<std::size_t>(module)]; }
+  /// Op nodes in the module's whole subtree (for collapsed-module labels).
+  int subtreeOps(int module) const { return m_subtreeOps[static_cast<std::size_t>(module)]; }
+  /// Weights (parameters, buffers, constants) an op node reads: folded into its box.
+  const std::vector<ValueId>& weightsOf(NodeId n) const { return m_weights[static_cast<std::size_t>(n)]; }
+  /// Boxes a level contributes when expanded (its items, ports excluded).
+  int boxCount(int module) const { return static_cast<int>(level(module).items.size()); }
+  /// Child modules drawn as boxes or frames. A module with at most one op in its subtree is
+  /// transparent: its op is drawn directly in the parent (titled with the module's name), since a
+  /// frame around one box only costs space and a dot run.
+  const std::vector<int>& children(int module) const { return m_children[static_cast<std::size_t>(module)]; }
+  /// The module whose level draws the op: its innermost non-transparent module.
+  int drawnIn(NodeId n) const { return m_nodeModule[static_cast<std::size_t>(n)]; }
+  /// The transparent module an op stands for (its innermost module), or -1.
+  int inlinedModule(NodeId n) const { return m_inlined[static_cast<std::size_t>(n)]; }
+  /// Whether the node is drawn as a box (call_function, not getitem).
+  bool isOpBox(NodeId n) const;
+  bool isWeight(ValueId v) const { return m_isWeight[static_cast<std::size_t>(v)]; }
+  /// Every dataflow edge between drawn leaves (ops, user inputs, outputs), ignoring modules.
+  const std::vector<LevelEdge>& flatEdges() const { return m_flat; }
+
+ private:
+  const Program& m_program;
+  std::vector<ModuleLevel> m_levels;
+  std::vector<int> m_depth, m_subtreeOps, m_nodeModule, m_inlined;
+  std::vector<std::vector<int>> m_children;
+  std::vector<std::vector<ValueId>> m_weights;
+  std::vector<bool> m_isWeight;
+  std::vector<LevelEdge> m_flat;
+};
+
+bool isGetitem(const Node& n);
+
+}  // namespace torchir::layout

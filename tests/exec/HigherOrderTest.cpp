@@ -1,0 +1,192 @@
+// Higher-order ops (cond, while_loop, wrap_with_set_grad_enabled, auto_functionalized_v2) on the
+// fixtures that torch.export makes of them: subgraphs run like eager PyTorch, and what cannot run
+// stops with a diagnosis that names the op.
+#include <QtTest>
+#include <cmath>
+
+#include "../program/FixtureZoo.h"
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
+#include "program/ProgramLoader.h"
+#include "program/Safetensors.h"
+#include "program/TensorValues.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+std::vector<TensorData> inputsOf(const std::string& path) {
+  const TensorMap m = readSafetensors(path);
+  std::vector<TensorData> out;
+  for (std::size_t i = 0; m.count("input_" + std::to_string(i)); ++i) out.push_back(m.at("input_" + std::to_string(i)));
+  return out;
+}
+
+/// max |a - b| / max(1, max |b|), as EngineTest measures it.
+double relativeError(const TensorData& a, const TensorData& b) {
+  if (a.sizes != b.sizes || a.dtype != b.dtype) return INFINITY;
+  double worst = 0, scale = 1;
+  for (int64_t i = 0; i < b.numel(); ++i) scale = std::max(scale, std::abs(elementAsDouble(b, i)));
+  for (int64_t i = 0; i < b.numel(); ++i) {
+    const double x = elementAsDouble(a, i), y = elementAsDouble(b, i);
+    if ((std::isnan(x) && std::isnan(y)) || x == y) continue;
+    worst = std::max(worst, std::abs(x - y));
+  }
+  return worst / scale;
+}
+
+/// Runs `p` on the inputs file and compares every output with the outputs file.
+void runAndCompare(Session& s, const std::string& inputs, const std::string& outputs) {
+  QVERIFY(s.setInputs(inputsOf(inputs)).ok());
+  const StepOutcome o = s.run();
+  QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
+  const auto got = s.outputs();
+  const TensorMap expected = readSafetensors(outputs);
+  QCOMPARE(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double err = relativeError(got[i], expected.at("output_" + std::to_string(i)));
+    QVERIFY2(err <= 1e-5, ("output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
+  }
+}
+
+const ArgumentRecord& argumentNamed(const NodeRecord& r, const std::string& name) {
+  for (const auto& a : r.arguments)
+    if (a.name == name) return a;
+  qFatal("no argument %s", name.c_str());
+}
+
+Node& nodeNamed(Program& p, const std::string& name) { return p.nodes.at(static_cast<std::size_t>(*p.findNode(name))); }
+
+}  // namespace
+
+class HigherOrderTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void subgraphsAreReadButNotListed() {
+    const Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    QCOMPARE(p.subgraphs.size(), std::size_t(2));
+    const Node& t = p.node(*p.findNode("true_graph_0"));
+    QCOMPARE(t.opcode, Opcode::GetAttr);
+    QCOMPARE(p.subgraphs.at(static_cast<std::size_t>(t.subgraph)).name, std::string("true_graph_0"));
+    const Program& g = *p.subgraphs.at(static_cast<std::size_t>(t.subgraph)).graph;
+    QCOMPARE(g.inputs.size(), std::size_t(2));  // the parameter and x, passed as operands
+    QCOMPARE(g.outputs.size(), std::size_t(1));
+  }
+
+  void condTakesEachBranch() {
+    const Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    const NodeId cond = *p.findNode("cond");
+    // The sample sums below zero: the false branch; its negation takes the true branch.
+    runAndCompare(*s, fixturePath("cond_branch", ".inputs.safetensors"), fixturePath("cond_branch", ".outputs.safetensors"));
+    QVERIFY(s->record(cond));
+    QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "false_fn").value.text), QString("taken"));
+    QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "true_fn").sourceDetail), QString("true_graph_0"));
+    runAndCompare(*s, fixturePath("cond_branch", ".alt_inputs.safetensors"),
+                  fixturePath("cond_branch", ".alt_outputs.safetensors"));
+    QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "true_fn").value.text), QString("taken"));
+  }
+
+  void whileLoopRunsUntilItsConditionFails() {
+    const Program p = loadProgram(fixturePath("while_loop", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    runAndCompare(*s, fixturePath("while_loop", ".inputs.safetensors"), fixturePath("while_loop", ".outputs.safetensors"));
+    const NodeRecord* r = s->record(*p.findNode("while_loop"));
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(argumentNamed(*r, "iterations").value.text), QString("3"));
+  }
+
+  void noGradRegionRunsItsBody() {
+    const Program p = loadProgram(fixturePath("no_grad_region", ".pt2"));
+    QCOMPARE(QString::fromStdString(p.node(*p.findNode("mul")).target), QString("wrap_with_set_grad_enabled"));
+    auto s = atenBackend().createSession(p);
+    runAndCompare(*s, fixturePath("no_grad_region", ".inputs.safetensors"),
+                  fixturePath("no_grad_region", ".outputs.safetensors"));
+  }
+
+  void pythonCustomOpIsOpNotFound() {
+    const Program p = loadProgram(fixturePath("custom_inplace", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::OpNotFound);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("auto_functionalized_v2"));
+    QVERIFY2(QString::fromStdString(o.diagnosis.message).contains("torchir_test::add_one_"), o.diagnosis.message.c_str());
+    QCOMPARE(s->position(), o.diagnosis.node);
+    QVERIFY(s->record(*p.findNode("clone")));  // the nodes before it ran
+  }
+
+  void autoFunctionalizedRunsAnOpTheDispatcherHolds() {
+    // The fixture's node with aten.relu_ in place of the Python op: same v2 form (one base,
+    // `_self_base_index`), and relu_ mutates its clone, not the program's value.
+    Program p = loadProgram(fixturePath("custom_inplace", ".pt2"));
+    for (auto& a : nodeNamed(p, "auto_functionalized_v2").inputs) {
+      if (a.arg.contains("as_operator")) a.arg["as_operator"] = "torch.ops.aten.relu_.default";
+      if (a.name == "_x_base_index") a.name = "_self_base_index";
+    }
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QVERIFY2(o.reason == StopReason::Finished, o.diagnosis.message.c_str());
+    const TensorData x = p.sampleInputs.at(0), y = s->outputs().at(0);
+    QCOMPARE(y.sizes, x.sizes);
+    bool sawNegative = false;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      sawNegative |= elementAsDouble(x, i) < 0;
+      QCOMPARE(elementAsDouble(y, i), std::max(0.0, elementAsDouble(x, i)) * 2);
+    }
+    QVERIFY(sawNegative);
+    // The clone the op mutated is not the input: x keeps its negative entries.
+    const auto clone = s->tensor(*p.findValue("clone"));
+    QVERIFY(clone);
+    QCOMPARE(relativeError(*clone, x), 0.0);
+  }
+
+  void unknownHigherOrderOpIsDiagnosed() {
+    Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    nodeNamed(p, "cond").target = "map_impl";
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::UnsupportedHigherOrderOp);
+    QVERIFY2(QString::fromStdString(o.diagnosis.message).contains("map_impl"), o.diagnosis.message.c_str());
+    QVERIFY(s->record(*p.findNode("gt")));
+  }
+
+  void failureInsideABranchNamesTheInnerNode() {
+    Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    for (auto& g : p.subgraphs) {  // an op this torch does not have, in both branches
+      auto broken = std::make_shared<Program>(*g.graph);
+      for (auto& n : broken->nodes)
+        if (n.opcode == Opcode::CallFunction) n.target = "aten.no_such_op.default";
+      g.graph = broken;
+    }
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::OpNotFound);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("cond"));
+    const QString msg = QString::fromStdString(o.diagnosis.message);
+    QVERIFY2(msg.contains("false_graph_0") && msg.contains("aten::no_such_op"), qPrintable(msg));
+  }
+
+  void irJsonHigherOrderOpIsDiagnosed() {
+    // pytorch-ir's IR keeps no subgraphs: the node cannot run, and says which op it is.
+    if (!fixtureHas("cond_branch", ".ir.json")) QSKIP("pytorch-ir refused the program");
+    const Program p = loadProgram(fixturePath("cond_branch", ".ir.json"),
+                                  LoadOptions{fixturePath("cond_branch", ".weights.safetensors"), ""});
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("cond_branch", ".inputs.safetensors"))).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::UnsupportedHigherOrderOp);
+    QVERIFY2(QString::fromStdString(o.diagnosis.message).contains("cond"), o.diagnosis.message.c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(HigherOrderTest)
+#include "HigherOrderTest.moc"
