@@ -42,6 +42,7 @@ class Converter {
       case c10::TypeKind::TensorType:
         if (kind == "as_tensor") return frameValue();
         if (kind == "as_optional_tensor") return frameValue();
+        if (kind == "as_sym_int" || kind == "as_sym_float") return wrappedSymbol(symbol(b));  // `x * b` with b = x.shape[0]
         return wrappedNumber(kind, b);  // a number in a Tensor slot, as Python passes `x * 0.5`
       case c10::TypeKind::ListType: return list(kind, b, type->castRaw<c10::ListType>()->getElementType());
       case c10::TypeKind::IntType:
@@ -94,6 +95,12 @@ class Converter {
     if (k == "as_int") return b.at(k).get<int64_t>();
     if (k == "as_float") return floatArg(b.at(k));
     return b.at(k).get<bool>();
+  }
+
+  static c10::IValue wrappedSymbol(const c10::IValue& v) {
+    at::Tensor t = v.isInt() ? at::scalar_tensor(v.toInt(), at::kLong) : at::scalar_tensor(v.toDouble(), at::kDouble);
+    t.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return t;
   }
 
   static c10::IValue wrappedNumber(const std::string& kind, const json& b) {

@@ -163,6 +163,23 @@ class EngineTest : public QObject {
     QVERIFY2(QString::fromStdString(d.message).contains("[1, 64]"), d.message.c_str());
   }
 
+  void symbolicShapeArithmeticFollowsTheInputs() {
+    const Program p = loadProgram(fixturePath("dynamic_reshape", ".pt2"));
+    auto s = sessionFor(p);
+    TensorData six = p.sampleInputs.at(0);
+    auto bytes = std::make_shared<std::vector<std::byte>>(6 * 8 * 4, std::byte{0});
+    six.sizes = {6, 8};
+    six.strides = {8, 1};
+    six.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "test"});
+    QVERIFY(s->setInputs({six}).ok());
+    const StepOutcome o = s->run();
+    QVERIFY2(o.reason == StopReason::Finished, o.diagnosis.message.c_str());
+    QCOMPARE(s->outputs().at(0).sizes, (std::vector<int64_t>{12, 2}));  // reshape(b * 2, -1) with b = 6
+    const NodeRecord* add = s->record(*p.findNode("add"));  // b // 2 + 1
+    QVERIFY(add);
+    QCOMPARE(QString::fromStdString(add->outputs.at(0).text), QString("4"));
+  }
+
   void stepRecordsArguments() {
     const Program p = loadProgram(fixturePath("mlp", ".pt2"));
     auto s = sessionFor(p);
