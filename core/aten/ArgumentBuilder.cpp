@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "IValueSummary.h"
+#include "program/LenientJson.h"
 
 namespace torchir {
 namespace {
@@ -15,15 +16,6 @@ int64_t dtypeArg(const json& b) {
   return static_cast<int64_t>(*d);
 }
 
-double floatArg(const json& f) {
-  if (f.is_string()) {
-    const auto s = f.get<std::string>();
-    if (s == "Infinity") return std::numeric_limits<double>::infinity();
-    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  }
-  return f.get<double>();
-}
 
 /// Converts serialized arguments, taking tensors and symbols from the frame in order.
 class Converter {
@@ -52,14 +44,14 @@ class Converter {
       case c10::TypeKind::FloatType:
       case c10::TypeKind::SymFloatType:
         if (kind == "as_sym_float") return symbol(b);
-        return floatArg(b);
+        return serializedFloat(b);
       case c10::TypeKind::BoolType:
       case c10::TypeKind::SymBoolType:
         if (kind == "as_sym_bool") return symbol(b);
         return b.get<bool>();
       case c10::TypeKind::NumberType:
         if (kind == "as_int") return b.get<int64_t>();
-        if (kind == "as_float") return floatArg(b);
+        if (kind == "as_float") return serializedFloat(b);
         if (kind == "as_bool") return b.get<bool>();
         if (kind == "as_sym_int" || kind == "as_sym_float") return symbol(b);
         break;
@@ -93,7 +85,7 @@ class Converter {
     const std::string k = b.begin().key();
     if (k == "as_name") return frameValue();
     if (k == "as_int") return b.at(k).get<int64_t>();
-    if (k == "as_float") return floatArg(b.at(k));
+    if (k == "as_float") return serializedFloat(b.at(k));
     return b.at(k).get<bool>();
   }
 
@@ -106,7 +98,7 @@ class Converter {
   static c10::IValue wrappedNumber(const std::string& kind, const json& b) {
     at::Tensor t;
     if (kind == "as_int") t = at::scalar_tensor(b.get<int64_t>(), at::kLong);
-    else if (kind == "as_float") t = at::scalar_tensor(floatArg(b), at::kDouble);
+    else if (kind == "as_float") t = at::scalar_tensor(serializedFloat(b), at::kDouble);
     else if (kind == "as_bool") t = at::scalar_tensor(b.get<bool>(), at::kBool);
     else throw std::runtime_error("cannot pass a serialized " + kind + " as Tensor");
     t.unsafeGetTensorImpl()->set_wrapped_number(true);
@@ -135,7 +127,7 @@ class Converter {
     }
     if (ek == c10::TypeKind::FloatType) {
       c10::List<double> out;
-      for (const auto& x : b) out.push_back(floatArg(x));
+      for (const auto& x : b) out.push_back(serializedFloat(x));
       return out;
     }
     if (ek == c10::TypeKind::BoolType) {

@@ -1,5 +1,6 @@
 #include "FxTable.h"
 
+#include "LenientJson.h"
 #include "PythonRepr.h"
 
 namespace torchir {
@@ -33,16 +34,7 @@ class Renderer {
     return s.at(k).dump();
   }
 
-  std::string floatRepr(const json& f) const {
-    if (f.is_string()) {
-      const auto s = f.get<std::string>();
-      if (s == "Infinity") return "inf";
-      if (s == "-Infinity") return "-inf";
-      if (s == "NaN") return "nan";
-      return s;
-    }
-    return pythonFloatRepr(f.get<double>());
-  }
+  static std::string floatRepr(const json& f) { return pythonFloatRepr(serializedFloat(f)); }
 
   /// Python repr of one deserialized argument. `next` walks the argument's value ids.
   std::string arg(const json& a, std::vector<ValueId>::const_iterator& next) const {

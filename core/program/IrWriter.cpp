@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "LenientJson.h"
 #include "TensorValues.h"
 
 namespace torchir {
@@ -197,10 +198,10 @@ class IrBuilder {
     if (kind == "as_int" || kind == "as_bool" || kind == "as_string" || kind == "as_ints" || kind == "as_bools" ||
         kind == "as_strings")
       return Json::parse(b.dump());
-    if (kind == "as_float") return floatValue(b);
+    if (kind == "as_float") return serializedFloat(b);
     if (kind == "as_floats") {
       Json out = Json::array();
-      for (const auto& f : b) out.push_back(floatValue(f));
+      for (const auto& f : b) out.push_back(serializedFloat(f));
       return out;
     }
     if (kind == "as_scalar_type") return dtypePythonName(dtypeFromSerialized(b.get<int>()).value_or(DType::Unknown));
@@ -234,15 +235,6 @@ class IrBuilder {
     return Json::parse(b.dump());
   }
 
-  static Json floatValue(const json& f) {
-    if (f.is_string()) {
-      const auto s = f.get<std::string>();
-      if (s == "Infinity") return std::numeric_limits<double>::infinity();
-      if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-      if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    }
-    return f.get<double>();
-  }
 
   const Program& m_p;
   const SchemaLookup& m_schemas;

@@ -147,6 +147,16 @@ void dump(std::string& out, const nlohmann::ordered_json& j, int indent, int dep
 
 }  // namespace
 
+double serializedFloat(const nlohmann::json& f) {
+  if (f.is_string()) {
+    const auto& s = f.get_ref<const std::string&>();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  }
+  return f.get<double>();
+}
+
 nlohmann::json parseLenientJson(std::string_view text) {
   auto j = nlohmann::json::parse(quoteMarkers(text));
   restoreMarkers(j);

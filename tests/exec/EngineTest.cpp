@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../program/FixtureZoo.h"
+#include "RunComparison.h"
 #include "aten/AtenBackend.h"
 #include "exec/Session.h"
 #include "program/ProgramLoader.h"
@@ -14,27 +15,6 @@ using namespace torchir;
 using namespace torchir::test;
 
 namespace {
-
-std::vector<TensorData> inputsOf(const std::string& path) {
-  const TensorMap m = readSafetensors(path);
-  std::vector<TensorData> out;
-  for (std::size_t i = 0; m.count("input_" + std::to_string(i)); ++i) out.push_back(m.at("input_" + std::to_string(i)));
-  return out;
-}
-
-/// max |a - b| / max(1, max |b|): 0 when bit-identical.
-double relativeError(const TensorData& a, const TensorData& b) {
-  if (a.sizes != b.sizes || a.dtype != b.dtype) return INFINITY;
-  double worst = 0, scale = 1;
-  for (int64_t i = 0; i < b.numel(); ++i) scale = std::max(scale, std::abs(elementAsDouble(b, i)));
-  for (int64_t i = 0; i < b.numel(); ++i) {
-    const double x = elementAsDouble(a, i), y = elementAsDouble(b, i);
-    if (std::isnan(x) && std::isnan(y)) continue;
-    if (x == y) continue;  // equal infinities too
-    worst = std::max(worst, std::abs(x - y));
-  }
-  return worst / scale;
-}
 
 std::unique_ptr<Session> sessionFor(const Program& p) { return atenBackend().createSession(p); }
 
