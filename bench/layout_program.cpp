@@ -4,7 +4,7 @@
 //   all       everything expanded, fresh engine
 //   expand    a laid-out program with one module (the largest collapsed one still visible in the
 //             full view, i.e. all expanded but one) collapsed, then that module expanded
-//   open      from the first view, expanding the first collapsed module it shows
+//   open      from the first view, expanding the biggest collapsed module (or sibling group) it shows
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,13 +45,14 @@ int main(int argc, char** argv) {
       step("initial", engine, FoldState::initial(engine.graph()));
       // The module the first view shows collapsed with the most ops: what a user would open.
       const FoldState first = FoldState::initial(engine.graph());
+      const ViewGraph& g = engine.graph();
       int pick = -1;
-      for (std::size_t m = 1; m < p.modules.size(); ++m) {
+      for (std::size_t m = 1; m < g.moduleCount(); ++m) {  // modules and sibling groups
         const int mm = static_cast<int>(m);
-        const auto& drawn = engine.graph().children(p.modules[m].parent);  // transparent modules have no level
-        if (!first.expanded(mm) && first.expanded(p.modules[m].parent) &&
-            std::find(drawn.begin(), drawn.end(), mm) != drawn.end() &&
-            (pick < 0 || engine.graph().subtreeOps(mm) > engine.graph().subtreeOps(pick)))
+        if (g.parent(mm) < 0) continue;
+        const auto& drawn = g.children(g.parent(mm));  // transparent modules have no level
+        if (!first.expanded(mm) && first.expanded(g.parent(mm)) && std::find(drawn.begin(), drawn.end(), mm) != drawn.end() &&
+            (pick < 0 || g.subtreeOps(mm) > g.subtreeOps(pick)))
           pick = mm;
       }
       if (pick > 0) {
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
     // A module deep in the middle of the program: collapse it, lay out, expand it again.
     int pick = -1;
     for (std::size_t m = p.modules.size() / 2; m < p.modules.size() && pick < 0; ++m) {
-      const auto& drawn = engine.graph().children(p.modules[m].parent);
+      const int parent = engine.graph().parent(static_cast<int>(m));  // a sibling group, if grouped
+      const auto& drawn = parent >= 0 ? engine.graph().children(parent) : engine.graph().children(0);
       if (!engine.graph().children(static_cast<int>(m)).empty() && std::find(drawn.begin(), drawn.end(), static_cast<int>(m)) != drawn.end())
         pick = static_cast<int>(m);
     }

@@ -95,12 +95,21 @@ std::vector<std::string> outputLabel(const Program& p, int i) {
 }
 
 std::vector<std::string> moduleLabel(const ViewGraph& g, int m) {
+  if (g.isGroup(m)) {
+    const SiblingGroup& gr = g.group(m);
+    return {groupRange(gr), std::to_string(gr.modules) + " \u00d7 " + lastDotted(gr.type),
+            std::to_string(g.subtreeOps(m)) + " ops  [+]"};
+  }
   const Module& mod = g.program().modules[static_cast<std::size_t>(m)];
   return {mod.path, lastDotted(mod.type), std::to_string(g.subtreeOps(m)) + " ops  [+]"};
 }
 
-std::string frameLabel(const Program& p, int m) {
-  const Module& mod = p.modules[static_cast<std::size_t>(m)];
+std::string frameLabel(const ViewGraph& g, int m) {
+  if (g.isGroup(m)) {
+    const SiblingGroup& gr = g.group(m);
+    return groupRange(gr) + " (" + std::to_string(gr.modules) + " \u00d7 " + lastDotted(gr.type) + ")";
+  }
+  const Module& mod = g.program().modules[static_cast<std::size_t>(m)];
   return mod.path + " (" + lastDotted(mod.type) + ")";
 }
 

@@ -17,7 +17,8 @@ std::vector<std::string> opLabel(const ViewGraph& g, NodeId n);
 std::vector<std::string> inputLabel(const Program& p, int inputIndex);
 std::vector<std::string> outputLabel(const Program& p, int outputIndex);
 std::vector<std::string> moduleLabel(const ViewGraph& g, int module);
-/// The frame title of an expanded module: `layer1.0 (BasicBlock)`.
-std::string frameLabel(const Program& p, int module);
+/// The frame title of an expanded module: `layer1.0 (BasicBlock)`, or of a group:
+/// `model.layers.0–63 (64 × LlamaDecoderLayer)`.
+std::string frameLabel(const ViewGraph& g, int module);
 
 }  // namespace torchir::layout

@@ -8,7 +8,12 @@ namespace torchir::layout {
 
 void FoldState::setExpanded(int module, bool on) {
   if (module <= 0) return;  // the root stays expanded
-  if (static_cast<std::size_t>(module) >= m_expanded.size()) m_expanded.resize(static_cast<std::size_t>(module) + 1, false);
+  if (static_cast<std::size_t>(module) >= m_modules) {
+    const std::size_t g = static_cast<std::size_t>(module) - m_modules;
+    if (g >= m_groupCollapsed.size()) m_groupCollapsed.resize(g + 1, false);
+    m_groupCollapsed[g] = !on;
+    return;
+  }  if (static_cast<std::size_t>(module) >= m_expanded.size()) m_expanded.resize(static_cast<std::size_t>(module) + 1, false);
   m_expanded[static_cast<std::size_t>(module)] = on;
 }
 
@@ -31,6 +36,7 @@ FoldState FoldState::toDepth(const Program& p, int depth) {
 FoldState FoldState::initial(const ViewGraph& g, int maxBoxes) {
   const Program& p = g.program();
   FoldState f(p.modules.size());
+  for (std::size_t m = g.programModules(); m < g.moduleCount(); ++m) f.setExpanded(static_cast<int>(m), false);
   std::map<int, std::vector<int>> byDepth;  // drawn modules only: transparent ones have no level
   std::vector<int> stack{0};
   while (!stack.empty()) {

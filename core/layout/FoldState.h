@@ -1,6 +1,10 @@
 #pragma once
 // Which modules are expanded. The root (index 0) is always expanded: it is the canvas itself.
+// Indices from the program's module count on are ViewGraph's sibling groups; they are expanded
+// unless collapsed explicitly, so folds made from the Program alone (all, toDepth, paths) look as
+// they did without groups, and only `initial` (which knows the ViewGraph) collapses groups.
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,10 +17,16 @@ class ViewGraph;
 class FoldState {
  public:
   FoldState() = default;
-  explicit FoldState(std::size_t modules) : m_expanded(modules, false) { if (modules) m_expanded[0] = true; }
+  explicit FoldState(std::size_t modules) : m_modules(modules), m_expanded(modules, false) {
+    if (modules) m_expanded[0] = true;
+  }
 
   bool expanded(int module) const {
-    return module == 0 || (module >= 0 && static_cast<std::size_t>(module) < m_expanded.size() && m_expanded[module]);
+    if (module == 0) return true;
+    if (module < 0) return false;
+    const auto m = static_cast<std::size_t>(module);
+    if (m >= m_modules) return m - m_modules >= m_groupCollapsed.size() || !m_groupCollapsed[m - m_modules];
+    return m < m_expanded.size() && m_expanded[m];
   }
   void setExpanded(int module, bool on);
   std::size_t size() const { return m_expanded.size(); }
@@ -34,7 +44,9 @@ class FoldState {
   static FoldState paths(const Program& p, const std::vector<std::string>& paths, std::vector<std::string>* unknown);
 
  private:
+  std::size_t m_modules = SIZE_MAX;  // program modules; a default FoldState has no groups
   std::vector<bool> m_expanded;
+  std::vector<bool> m_groupCollapsed;  // by group (index - m_modules)
 };
 
 }  // namespace torchir::layout

@@ -48,14 +48,18 @@ Size LayoutEngine::boxSize(const std::vector<std::string>& lines) const {
 }
 
 std::vector<uint64_t> LayoutEngine::signatures(const FoldState& fold) const {
-  const Program& p = m_graph->program();
-  std::vector<uint64_t> sig(p.modules.size(), 0);
-  // Children come after their parents (ModuleTree), so a backward pass sees children first.
-  for (std::size_t m = p.modules.size(); m-- > 0;) {
-    uint64_t h = mix(0x5eed, m);
-    for (int c : m_graph->children(static_cast<int>(m))) h = mix(h, fold.expanded(c) ? sig[static_cast<std::size_t>(c)] : 0);
-    sig[m] = h;
-  }
+  const ViewGraph& g = *m_graph;
+  std::vector<uint64_t> sig(g.moduleCount(), 0);
+  // Children first. Not a backward index pass: a group's index is above its members'.
+  auto visit = [&](auto& self, int m) -> void {
+    uint64_t h = mix(0x5eed, static_cast<uint64_t>(m));
+    for (int c : g.children(m)) {
+      self(self, c);
+      h = mix(h, fold.expanded(c) ? sig[static_cast<std::size_t>(c)] : 0);
+    }
+    sig[static_cast<std::size_t>(m)] = h;
+  };
+  visit(visit, 0);
   return sig;
 }
 
@@ -93,9 +97,9 @@ std::shared_ptr<const LayoutEngine::Level> LayoutEngine::computeLevel(int m, con
 
   DotResult r = m_dot.layout(dg);
   auto level = std::make_shared<Level>();
-  const double header = m == 0 ? 0 : m_measure(frameLabel(p, m)).h + 4;
+  const double header = m == 0 ? 0 : m_measure(frameLabel(g, m)).h + 4;
   const double dx = kPad, dy = kPad + header;
-  level->frame = {std::max(r.size.w, m == 0 ? 0 : m_measure(frameLabel(p, m)).w) + 2 * kPad, r.size.h + 2 * kPad + header};
+  level->frame = {std::max(r.size.w, m == 0 ? 0 : m_measure(frameLabel(g, m)).w) + 2 * kPad, r.size.h + 2 * kPad + header};
   for (std::size_t i = 0; i < dg.nodes.size(); ++i) {
     const Point c = r.centers.empty() ? Point{} : r.centers[i];
     level->rects.push_back({c.x + dx - dg.nodes[i].w / 2, c.y + dy - dg.nodes[i].h / 2, dg.nodes[i].w, dg.nodes[i].h});
@@ -165,7 +169,7 @@ struct LayoutEngine::Composer {
           break;
         case ItemRef::Module:
           if (fold.expanded(it.index)) {
-            out.frames.push_back({it.index, frameLabel(p, it.index), r, frame});
+            out.frames.push_back({it.index, frameLabel(g, it.index), r, frame});
             childPorts[it.index] = place(it.index, {r.x, r.y}, static_cast<int>(out.frames.size()) - 1);
             continue;
           }

@@ -36,7 +36,9 @@ struct LevelBuilder {
 
 ViewGraph::ViewGraph(const Program& p) : m_program(p) {
   const std::size_t nm = std::max<std::size_t>(p.modules.size(), 1);
-  std::vector<int> parent(nm, -1);
+  m_programModules = nm;
+  std::vector<int>& parent = m_parent;
+  parent.assign(nm, -1);
   m_depth.assign(nm, 0);
   m_subtreeOps.assign(nm, 0);
   m_nodeModule.assign(p.nodes.size(), 0);
@@ -44,8 +46,6 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     parent[m] = p.modules[m].parent;
     for (NodeId n : p.modules[m].nodes) m_nodeModule[static_cast<std::size_t>(n)] = static_cast<int>(m);
   }
-  // Modules are created parent-first (ModuleTree), so one forward pass gives depths.
-  for (std::size_t m = 1; m < nm; ++m) m_depth[m] = parent[m] >= 0 ? m_depth[static_cast<std::size_t>(parent[m])] + 1 : 1;
 
   for (const auto& n : p.nodes)
     if (isOpBox(n.id))
@@ -64,6 +64,55 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     while (transparent[static_cast<std::size_t>(m)]) m = parent[static_cast<std::size_t>(m)];
   }
 
+  // Program order of each level: a child module sits where its first node does.
+  std::vector<NodeId> firstNode(nm, static_cast<NodeId>(p.nodes.size()));
+  for (const auto& n : p.nodes)
+    for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)]) {
+      if (firstNode[static_cast<std::size_t>(m)] <= n.id) break;
+      firstNode[static_cast<std::size_t>(m)] = n.id;
+    }
+  std::vector<std::vector<NodeId>> ops(nm);
+  for (const auto& n : p.nodes)
+    if (isOpBox(n.id)) ops[static_cast<std::size_t>(m_nodeModule[static_cast<std::size_t>(n.id)])].push_back(n.id);
+  auto ordered = [&](std::size_t m) {
+    std::vector<std::pair<NodeId, ItemRef>> order;
+    for (NodeId n : ops[m]) order.push_back({n, {ItemRef::Op, n}});
+    for (int c : m_children[m]) order.push_back({firstNode[static_cast<std::size_t>(c)], {ItemRef::Module, c}});
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return order;
+  };
+
+  // Long runs of indexed siblings become group levels, before routing, so that edges get ports on
+  // group frames exactly as on module frames.
+  for (std::size_t m = 0; m < nm; ++m) {
+    if (m_children[m].size() <= static_cast<std::size_t>(kMaxSiblings)) continue;
+    std::vector<int> items;  // children in program order, -1 for an op between them
+    for (const auto& [n, item] : ordered(m)) items.push_back(item.kind == ItemRef::Module ? item.index : -1);
+    const std::size_t before = m_groups.size();
+    m_children[m] = groupSiblings(p, static_cast<int>(m), items, static_cast<int>(nm), &m_groups);
+    for (std::size_t k = before; k < m_groups.size(); ++k) {
+      const SiblingGroup& g = m_groups[k];
+      const int gi = static_cast<int>(nm + k);
+      parent.push_back(g.parent);
+      m_children.push_back(g.members);
+      ops.emplace_back();
+      firstNode.push_back(firstNode[static_cast<std::size_t>(g.members.front())]);
+      int sum = 0;
+      for (int c : g.members) {
+        parent[static_cast<std::size_t>(c)] = gi;
+        sum += m_subtreeOps[static_cast<std::size_t>(c)];
+      }
+      m_subtreeOps.push_back(sum);
+    }
+  }
+  const std::size_t nl = nm + m_groups.size();
+  // Depths along the (grouped) parent chain: groups sit between a level and its members.
+  m_depth.assign(nl, 0);
+  for (std::size_t m = 1; m < nl; ++m) {
+    for (int a = parent[m]; a >= 0; a = parent[static_cast<std::size_t>(a)]) ++m_depth[m];
+    m_depth[m] = std::max(m_depth[m], 1);
+  }
+
   // Which values are weights, and which user input a placeholder value is.
   m_isWeight.assign(p.values.size(), false);
   std::vector<int> inputIndex(p.values.size(), -1);
@@ -77,7 +126,7 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     if (n.opcode == Opcode::GetAttr)
       for (ValueId v : n.outputs) m_isWeight[static_cast<std::size_t>(v)] = true;
 
-  std::vector<LevelBuilder> b(nm);
+  std::vector<LevelBuilder> b(nl);
   auto nodeModule = [&](ItemRef leaf) { return leaf.kind == ItemRef::Op ? m_nodeModule[static_cast<std::size_t>(leaf.index)] : 0; };
   // The drawn producer of a value: getitem nodes only name an output of the op before them.
   auto source = [&](ValueId v, int* port) -> ItemRef {
@@ -142,21 +191,8 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     if (from.index >= 0) route(v, from, port, {ItemRef::Output, static_cast<int>(i)});
   }
 
-  // Items in program order: a child module sits where its first node does.
-  std::vector<NodeId> firstNode(nm, static_cast<NodeId>(p.nodes.size()));
-  for (const auto& n : p.nodes)
-    for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)]) {
-      if (firstNode[static_cast<std::size_t>(m)] <= n.id) break;
-      firstNode[static_cast<std::size_t>(m)] = n.id;
-    }
-  std::vector<std::vector<NodeId>> ops(nm);
-  for (const auto& n : p.nodes)
-    if (isOpBox(n.id)) ops[static_cast<std::size_t>(m_nodeModule[static_cast<std::size_t>(n.id)])].push_back(n.id);
-  for (std::size_t m = 0; m < nm; ++m) {
-    std::vector<std::pair<NodeId, ItemRef>> order;
-    for (NodeId n : ops[m]) order.push_back({n, {ItemRef::Op, n}});
-    for (int c : m_children[m]) order.push_back({firstNode[static_cast<std::size_t>(c)], {ItemRef::Module, c}});
-    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (std::size_t m = 0; m < nl; ++m) {
+    const auto order = ordered(m);
     auto& items = b[m].level.items;
     if (m == 0)
       for (std::size_t i = 0; i < p.inputs.size(); ++i)
@@ -165,7 +201,7 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     if (m == 0)
       for (std::size_t i = 0; i < p.outputs.size(); ++i) items.push_back({ItemRef::Output, static_cast<int>(i)});
   }
-  m_levels.reserve(nm);
+  m_levels.reserve(nl);
   for (auto& lb : b) m_levels.push_back(std::move(lb.level));
 }
 

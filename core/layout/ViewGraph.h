@@ -2,12 +2,15 @@
 // The program as the layout sees it, independent of the fold state: for every module, the items
 // drawn when it is expanded (its own op nodes, its child modules, ports for values that cross its
 // border) and the edges between them. Built once per program in O(edges x depth); a layout then
-// only picks levels by fold state.
+// only picks levels by fold state. Levels are the program's modules (indices below
+// programModules()) followed by synthetic sibling groups (SiblingGroups.h), which are module-like:
+// collapsed one box, expanded a frame around their members.
 #include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "SiblingGroups.h"
 #include "program/Program.h"
 
 namespace torchir::layout {
@@ -16,7 +19,7 @@ namespace torchir::layout {
 struct ItemRef {
   enum Kind : uint8_t { Op, Module, Input, Output, InPort, OutPort };
   Kind kind = Op;
-  int32_t index = -1;  // Op: NodeId; Module: module index; Input/Output: signature index; ports: ValueId
+  int32_t index = -1;  // Op: NodeId; Module: level index (module or group); Input/Output: signature index; ports: ValueId
   auto operator<=>(const ItemRef&) const = default;
 };
 
@@ -39,7 +42,13 @@ class ViewGraph {
 
   const Program& program() const { return m_program; }
   const ModuleLevel& level(int module) const { return m_levels.at(static_cast<std::size_t>(module)); }
+  /// Levels: program modules, then groups.
   std::size_t moduleCount() const { return m_levels.size(); }
+  std::size_t programModules() const { return m_programModules; }
+  bool isGroup(int level) const { return level >= static_cast<int>(m_programModules); }
+  const SiblingGroup& group(int level) const { return m_groups.at(static_cast<std::size_t>(level) - m_programModules); }
+  /// The level that draws this one (a group for a grouped module), -1 for the root.
+  int parent(int level) const { return m_parent[static_cast<std::size_t>(level)]; }
   int depth(int module) const { return m_depth[static_cast<std::size_t>(module)]; }
   /// Op nodes in the module's whole subtree (for collapsed-module labels).
   int subtreeOps(int module) const { return m_subtreeOps[static_cast<std::size_t>(module)]; }
@@ -63,8 +72,10 @@ class ViewGraph {
 
  private:
   const Program& m_program;
+  std::size_t m_programModules = 0;
+  std::vector<SiblingGroup> m_groups;
   std::vector<ModuleLevel> m_levels;
-  std::vector<int> m_depth, m_subtreeOps, m_nodeModule, m_inlined;
+  std::vector<int> m_parent, m_depth, m_subtreeOps, m_nodeModule, m_inlined;
   std::vector<std::vector<int>> m_children;
   std::vector<std::vector<ValueId>> m_weights;
   std::vector<bool> m_isWeight;

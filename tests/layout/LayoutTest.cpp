@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "layout/BoxLabels.h"
 #include "layout/LayoutEngine.h"
 #include "layout/LayoutJson.h"
 #include "layout/LayoutWorker.h"
@@ -73,6 +74,43 @@ void checkInvariants(const Program& p, const Layout& l, bool fullyExpanded) {
   }
 }
 
+/// A root holding `layers` sibling modules `layers.0` .. of one class, each two ops in a chain:
+/// the shape of a transformer whose nn.ModuleList never shows on the module stack.
+Program chainOfLayers(int layers) {
+  Program p;
+  p.modules.push_back({"", "", -1, {}, {}});
+  auto value = [&](NodeId producer) {
+    const auto v = static_cast<ValueId>(p.values.size());
+    Value val;
+    val.id = v, val.name = "v" + std::to_string(v), val.dtype = DType::Float32, val.shape = {Dim{8}}, val.producer = producer;
+    p.values.push_back(val);
+    return v;
+  };
+  auto node = [&](Opcode op, const std::string& target, std::vector<ValueId> in, int module) {
+    Node n;
+    n.id = static_cast<NodeId>(p.nodes.size()), n.opcode = op, n.name = "n" + std::to_string(n.id), n.target = target;
+    if (!in.empty()) n.inputs.push_back({"x", false, nlohmann::json::object(), in});
+    for (ValueId v : in) p.values[static_cast<std::size_t>(v)].users.push_back(n.id);
+    if (op != Opcode::Output) n.outputs.push_back(value(n.id));
+    p.nodes.push_back(n);
+    p.modules[static_cast<std::size_t>(module)].nodes.push_back(n.id);
+    return n.outputs.empty() ? kNone : n.outputs[0];
+  };
+  ValueId x = node(Opcode::Placeholder, "x", {}, 0);
+  p.inputs.push_back({InputKind::UserInput, x, "", true});
+  for (int i = 0; i < layers; ++i) {
+    const int m = static_cast<int>(p.modules.size());
+    p.modules.push_back({"layers." + std::to_string(i), "my.Layer", 0, {}, {}});
+    p.modules[0].children.push_back(m);
+    x = node(Opcode::CallFunction, "aten.add.Tensor", {node(Opcode::CallFunction, "aten.relu.default", {x}, m), x}, m);
+  }
+  node(Opcode::Output, "output", {x}, 0);
+  p.outputs.push_back({OutputKind::UserOutput, x, {}, ""});
+  return p;
+}
+
+int groupCount(const ViewGraph& g) { return static_cast<int>(g.moduleCount() - g.programModules()); }
+
 }  // namespace
 
 class LayoutTest : public QObject {
@@ -117,6 +155,98 @@ class LayoutTest : public QObject {
     // Only layer2.0 itself and its two ancestors (layer2, the root) run dot again.
     QCOMPARE(engine.dotRuns() - before, 3);
     checkInvariants(p, *l, false);
+  }
+
+  void siblingRunsBecomeGroups() {
+    const Program p = chainOfLayers(200);
+    LayoutEngine engine;
+    engine.setProgram(p);
+    const ViewGraph& g = engine.graph();
+    // 200 layers: groups of 64 aligned to the index (0–63, 64–127, 128–191, 192–199).
+    QCOMPARE(groupCount(g), 4);
+    QCOMPARE(static_cast<int>(g.children(0).size()), 4);
+    std::vector<int> inGroup(p.modules.size(), 0);
+    for (std::size_t k = g.programModules(); k < g.moduleCount(); ++k) {
+      const int gi = static_cast<int>(k);
+      QVERIFY(g.isGroup(gi));
+      QCOMPARE(g.parent(gi), 0);
+      const SiblingGroup& gr = g.group(gi);
+      const int i = static_cast<int>(k - g.programModules());
+      const int size = i < 3 ? 64 : 8;
+      QCOMPARE(static_cast<int>(gr.members.size()), size);
+      QCOMPARE(gr.modules, size);
+      QCOMPARE(g.children(gi), gr.members);
+      QCOMPARE(g.subtreeOps(gi), 2 * size);
+      const std::string range = "layers." + std::to_string(64 * i) + "\u2013" + std::to_string(64 * i + size - 1);
+      QCOMPARE(moduleLabel(g, gi).front(), range);
+      QCOMPARE(frameLabel(g, gi), range + " (" + std::to_string(size) + " \u00d7 Layer)");
+      for (int m : gr.members) {
+        QVERIFY(!g.isGroup(m));
+        QCOMPARE(g.parent(m), gi);
+        ++inGroup[static_cast<std::size_t>(m)];
+      }
+    }
+    for (std::size_t m = 1; m < p.modules.size(); ++m) QCOMPARE(inGroup[m], 1);  // each layer in exactly one group
+
+    // The first view opens the groups (202 boxes) but not the layers (402 would be too many).
+    const auto l = engine.layout(FoldState::initial(g));
+    QVERIFY(l);
+    QVERIFY(l->boxes.size() < 300);
+    QCOMPARE(static_cast<int>(l->frames.size()), 4);
+    for (const Frame& f : l->frames) QVERIFY(g.isGroup(f.module));
+    checkInvariants(p, *l, false);
+    // A fold made from the Program alone opens every group.
+    const auto all = engine.layout(FoldState::all(p));
+    QVERIFY(all);
+    QCOMPARE(static_cast<int>(all->frames.size()), 200 + 4);
+    checkInvariants(p, *all, true);
+
+    // Expanding a layer inside a group re-runs dot for the layer, its group and the root only
+    // (a fresh engine: the one above has every level cached already).
+    LayoutEngine fresh;
+    fresh.setProgram(p);
+    FoldState fold = FoldState::all(p);
+    fold.setExpanded(100, false);
+    QVERIFY(fresh.layout(fold));
+    const int before = fresh.dotRuns();
+    fold.setExpanded(100, true);
+    QVERIFY(fresh.layout(fold));
+    QCOMPARE(fresh.dotRuns() - before, 3);
+  }
+
+  void firstViewOfManyLayersShowsGroups() {
+    const Program p = chainOfLayers(770);
+    LayoutEngine engine;
+    engine.setProgram(p);
+    const auto l = engine.layout(FoldState::initial(engine.graph()));
+    QVERIFY(l);
+    int groupBoxes = 0;
+    for (const Box& b : l->boxes) groupBoxes += b.kind == BoxKind::Module && engine.graph().isGroup(b.module);
+    QCOMPARE(groupBoxes, 13);  // 12 x 64 + 2
+    QCOMPARE(static_cast<int>(l->boxes.size()), 13 + 2);  // and the input and output
+    QCOMPARE(engine.dotRuns(), 1);
+    checkInvariants(p, *l, false);
+  }
+
+  void nestedGroupsBoundEveryLevel() {
+    const Program p = chainOfLayers(5000);  // 79 groups of 64 would crowd the root: group them again
+    const ViewGraph g(p);
+    for (std::size_t m = 0; m < g.moduleCount(); ++m) QVERIFY(g.children(static_cast<int>(m)).size() <= 64);
+    int outer = 0;
+    for (int c : g.children(0)) outer += g.isGroup(c) && g.group(c).modules > 64;
+    QCOMPARE(outer, 2);  // 0–4095 and 4096–4999
+    QCOMPARE(moduleLabel(g, g.children(0).front()).front(), std::string("layers.0\u20134095"));
+  }
+
+  void shortRunsStayUngrouped() {
+    for (const char* name : {"gpt2", "resnet18"}) {  // gpt2's h.0, h.1 are far too few to group
+      const Program p = loadProgram(test::fixturePath(name, ".pt2"));
+      const ViewGraph g(p);
+      QCOMPARE(groupCount(g), 0);
+      QCOMPARE(g.moduleCount(), p.modules.size());
+    }
+    QCOMPARE(groupCount(ViewGraph(chainOfLayers(64))), 0);
+    QCOMPARE(groupCount(ViewGraph(chainOfLayers(65))), 1);  // 0–63 grouped, a lone 64 stays a module
   }
 
   void cancelStopsBetweenLevels() {
