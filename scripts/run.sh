@@ -3,10 +3,7 @@
 # exported by the pinned torch), or on the files given: scripts/run.sh [FILE] [--weights F] ...
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-venv=$("$root/scripts/deps.sh" | tail -n 1)
-fixtures=$("$root/scripts/fixtures.sh" "$venv" | tail -n 1)
-build=${TORCHIR_BUILD:-$root/build}
-cmake -S "$root" -B "$build" -G Ninja -DTORCHIR_PYTHON="$venv/bin/python" -DTORCHIR_FIXTURES_DIR="$fixtures" >/dev/null
+{ read -r build; read -r fixtures; } < <("$root/scripts/configure.sh")
 cmake --build "$build" --target torchir-studio torchir
 mkdir -p "$build/demo"
 cp -f "$fixtures/resnet18/resnet18.pt2" "$build/demo/demo.pt2"

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "program/LenientJson.h"
+#include "program/Program.h"
+#include "program/Safetensors.h"
 
 namespace torchir::test {
 
@@ -29,6 +31,29 @@ inline nlohmann::json readJson(const std::string& path) {
 
 inline bool fixtureHas(const std::string& name, const std::string& suffix) {
   return std::ifstream(fixturePath(name, suffix)).good();
+}
+
+/// Same dtype, shape and bytes, both with data.
+inline bool sameTensor(const TensorData& a, const TensorData& b) {
+  return a.dtype == b.dtype && a.sizes == b.sizes && a.hasData() && b.hasData() &&
+         a.contiguousBytes() == b.contiguousBytes();
+}
+
+/// Every parameter, buffer and constant the program takes against torch's tensor of the same key,
+/// bit for bit, and no weight the signature does not name: empty when all match, else the first
+/// difference.
+inline std::string weightMismatch(const Program& p, const TensorMap& torchWeights) {
+  if (!p.missingData().empty()) return "no data for " + p.missingData().front();
+  std::size_t compared = 0;
+  for (const auto& spec : p.inputs) {
+    if (spec.kind == InputKind::UserInput) continue;
+    const auto ours = p.weights.find(spec.target);
+    const auto theirs = torchWeights.find(spec.target);
+    if (ours == p.weights.end() || theirs == torchWeights.end()) return spec.target + " is missing";
+    if (!sameTensor(ours->second, theirs->second)) return spec.target + " differs";
+    ++compared;
+  }
+  return compared == p.weights.size() ? "" : "the program holds weights its signature does not name";
 }
 
 /// One row per fixture of the manifest: QFETCH(QString, name), QFETCH(bool, meta) etc.
