@@ -1,0 +1,13 @@
+#pragma once
+// The engine's plain types as Qt meta types, so they cross threads in queued signals.
+#include <QMetaType>
+#include <memory>
+
+#include "exec/ExecTypes.h"
+#include "exec/Session.h"
+#include "program/TensorData.h"
+
+Q_DECLARE_METATYPE(torchir::Diagnosis)
+Q_DECLARE_METATYPE(torchir::NodeRecord)
+Q_DECLARE_METATYPE(torchir::TensorData)
+Q_DECLARE_METATYPE(torchir::StopReason)
