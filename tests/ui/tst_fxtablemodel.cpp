@@ -5,7 +5,7 @@
 #include <QtTest>
 
 #include "Fixtures.h"
-#include "models/FxTableModel.h"
+#include "panels/FxTableModel.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
 

@@ -13,7 +13,7 @@
 #include <QtTest>
 
 #include "Fixtures.h"
-#include "models/FxTableModel.h"
+#include "panels/FxTableModel.h"
 #include "session/AppIdentity.h"
 #include "windows/MainWindow.h"
 

@@ -20,7 +20,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "models/FxTableModel.h"
+#include "panels/FxTableModel.h"
 #include "session/AsyncProgramLoader.h"
 #include "windows/ProgramStatusText.h"
 

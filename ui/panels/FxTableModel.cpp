@@ -1,4 +1,4 @@
-#include "models/FxTableModel.h"
+#include "panels/FxTableModel.h"
 
 namespace torchir::ui {
 
