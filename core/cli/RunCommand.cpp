@@ -4,7 +4,7 @@
 #include "Cli.h"
 #include "aten/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/LoadError.h"
+#include "program/InputsFile.h"
 #include "program/ProgramLoader.h"
 #include "program/Safetensors.h"
 
@@ -12,23 +12,6 @@ namespace torchir::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-/// The run's inputs: a file (by input name or `input_<i>`), else the archive's sample inputs.
-std::vector<TensorData> chooseInputs(const Program& p, const std::string& file) {
-  std::vector<std::string> names;
-  for (const auto& s : p.inputs)
-    if (s.kind == InputKind::UserInput) names.push_back(p.value(s.value).name);
-  if (file.empty()) return p.sampleInputs;
-  const TensorMap tensors = readSafetensors(file);
-  std::vector<TensorData> out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    auto it = tensors.find(names[i]);
-    if (it == tensors.end()) it = tensors.find("input_" + std::to_string(i));
-    if (it == tensors.end()) throw LoadError(file, "has no tensor '" + names[i] + "' or 'input_" + std::to_string(i) + "'");
-    out.push_back(it->second);
-  }
-  return out;
-}
 
 std::string shapeText(const std::vector<int64_t>& sizes) {
   std::string s = "[";
@@ -87,7 +70,9 @@ int runCommand(const Args& args) {
   if (args.flag("--random-inputs")) {
     inputProblem = session->setRandomInputs(std::stoull(args.option("--random-inputs")));
   } else {
-    auto inputs = chooseInputs(program, args.option("--inputs"));
+    // A file (by input name or `input_<i>`), else the archive's sample inputs.
+    const std::string inputsFile = args.option("--inputs");
+    auto inputs = inputsFile.empty() ? program.sampleInputs : readInputsFile(program, inputsFile);
     if (inputs.empty() && !program.inputs.empty()) {
       std::cerr << "error: " << program.source.path << ": no inputs: pass --inputs F.safetensors or --random-inputs SEED\n";
       return kBadInput;

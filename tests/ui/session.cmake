@@ -1,1 +1,5 @@
 # Tests of ui/session.
+torchir_ui_test(tst_programfiles torchir_ui_session)
+torchir_ui_test(tst_breakpointstore torchir_ui_session)
+torchir_ui_test(tst_sessioncontroller torchir_ui_session)
+torchir_ui_test(tst_executionactions torchir_ui_session)

@@ -25,15 +25,17 @@ AsyncProgramLoader::~AsyncProgramLoader() {
   m_thread.wait();
 }
 
-void AsyncProgramLoader::load(const QString& path) {
+void AsyncProgramLoader::load(const QString& path) { load(OpenRequest{path, {}, {}, {}}); }
+
+void AsyncProgramLoader::load(const OpenRequest& request) {
   const quint64 requestId = ++*m_latestRequest;
   m_loading = true;
   LoadWorker* worker = m_worker;
   // Queued onto the worker's thread; the worker object is the context, so this never runs on
   // the GUI thread.
   QMetaObject::invokeMethod(
-      worker, [worker, requestId, path] { worker->load(requestId, path); }, Qt::QueuedConnection);
-  Q_EMIT started(path);
+      worker, [worker, requestId, request] { worker->load(requestId, request); }, Qt::QueuedConnection);
+  Q_EMIT started(request.path);
 }
 
 void AsyncProgramLoader::onWorkerLoaded(quint64 requestId, const torchir::ui::LoadedProgramPtr& program) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "session/LoadedProgram.h"
+#include "session/OpenRequest.h"
 
 namespace torchir::ui {
 
@@ -22,6 +23,8 @@ class AsyncProgramLoader : public QObject {
 
   /// Starts reading `path`; returns at once. Supersedes any request still running.
   void load(const QString& path);
+  /// The same, with the weights and constants files the request names (empty: none).
+  void load(const OpenRequest& request);
   bool isLoading() const { return m_loading; }
 
  Q_SIGNALS:

@@ -1,6 +1,7 @@
 #include "session/LoadWorker.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <exception>
 #include <utility>
 
@@ -22,19 +23,27 @@ QString oneLine(QString text) {
 LoadWorker::LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent)
     : QObject(parent), m_latestRequest(std::move(latestRequest)) {}
 
-void LoadWorker::load(quint64 requestId, const QString& path) {
+void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
   // Opening A then B quickly should not make B wait for A to be read and thrown away.
   if (requestId != m_latestRequest->load()) return;
 
+  const QString& path = request.path;
   try {
     auto result = std::make_shared<LoadedProgram>();
-    result->path = path;
-    result->program = torchir::loadProgram(QFile::encodeName(path).toStdString());
+    result->request = request;
+    const torchir::LoadOptions options{QFile::encodeName(request.weightsPath).toStdString(),
+                                       QFile::encodeName(request.constantsPath).toStdString()};
+    result->program = torchir::loadProgram(QFile::encodeName(path).toStdString(), options);
     result->fxRows = torchir::fxTable(result->program);
     Q_EMIT loaded(requestId, std::move(result));
   } catch (const torchir::LoadError& e) {
-    // problem() leaves out the path: the window names the file itself.
-    Q_EMIT failed(requestId, path, oneLine(QString::fromStdString(e.problem())));
+    // problem() leaves out the path: the window names the program itself. A weights or constants
+    // file at fault is named, or the message would blame the program.
+    QString problem = QString::fromStdString(e.problem());
+    const QString file = QFile::decodeName(e.file().c_str());
+    if (!file.isEmpty() && QFileInfo(file) != QFileInfo(path))
+      problem = QFileInfo(file).fileName() + QStringLiteral(": ") + problem;
+    Q_EMIT failed(requestId, path, oneLine(problem));
   } catch (const std::exception& e) {
     Q_EMIT failed(requestId, path, oneLine(QString::fromUtf8(e.what())));
   } catch (...) {

@@ -16,8 +16,9 @@ class LoadWorker : public QObject {
   /// `latestRequest` is written by the GUI thread; requests older than it are skipped unstarted.
   explicit LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent = nullptr);
 
-  /// Reads `path` and emits loaded() or failed(); never throws.
-  void load(quint64 requestId, const QString& path);
+  /// Reads the program with the request's weights and constants and emits loaded() or failed()
+  /// (naming request.path); never throws.
+  void load(quint64 requestId, const OpenRequest& request);
 
  Q_SIGNALS:
   void loaded(quint64 requestId, torchir::ui::LoadedProgramPtr program);

@@ -6,13 +6,14 @@
 
 #include "program/FxTable.h"
 #include "program/Program.h"
+#include "session/OpenRequest.h"
 
 namespace torchir::ui {
 
 /// A program read off the GUI thread, together with what the views derive from it, which is
 /// computed on the same thread so the GUI only ever receives finished data.
 struct LoadedProgram {
-  QString path;
+  OpenRequest request;  // the files it was read from; request.path is the program itself
   torchir::Program program;
   std::vector<torchir::FxRow> fxRows;
 };

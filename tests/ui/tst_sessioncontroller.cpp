@@ -1,0 +1,411 @@
+// SessionController over the real engine (libtorchir_aten) on real fixtures: the state machine,
+// what it copies to the GUI side, and that the GUI thread keeps control while the engine runs.
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "Fixtures.h"
+#include "program/FxTable.h"
+#include "program/ProgramLoader.h"
+#include "session/SessionController.h"
+
+using torchir::StopReason;
+using torchir::ui::LoadedProgram;
+using torchir::ui::LoadedProgramPtr;
+using torchir::ui::RunState;
+using torchir::ui::SessionController;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+LoadedProgramPtr loadFile(const QString& path, const QString& inputsPath = {}) {
+  auto loaded = std::make_shared<LoadedProgram>();
+  loaded->request.path = path;
+  loaded->request.inputsPath = inputsPath;
+  loaded->program = torchir::loadProgram(path.toStdString());
+  loaded->fxRows = torchir::fxTable(loaded->program);
+  return loaded;
+}
+
+LoadedProgramPtr loadFixture(const char* name, const QString& inputsPath = {}) {
+  return loadFile(torchir::test::fixturePath(QLatin1String(name), QStringLiteral(".pt2")), inputsPath);
+}
+
+torchir::NodeId nodeId(const SessionController& c, const char* name) {
+  const auto id = c.program()->program.findNode(name);
+  return id ? *id : torchir::kNone;
+}
+
+torchir::ValueId outputOf(const SessionController& c, const char* node) {
+  return c.program()->program.node(nodeId(c, node)).outputs.at(0);
+}
+
+bool anyCallExecuted(const SessionController& c) {
+  for (const auto& n : c.program()->program.nodes)
+    if (n.opcode == torchir::Opcode::CallFunction && c.marks().executed[static_cast<std::size_t>(n.id)]) return true;
+  return false;
+}
+
+/// A program long enough that a continue outlasts several progress reports (~20k nodes), read once.
+LoadedProgramPtr longProgram() {
+  static LoadedProgramPtr program = [] {
+    const QString bench = QDir::homePath() + QStringLiteral("/.cache/torchir/bench/");
+    for (const char* name : {"transformer_770.pt2", "transformer_190.pt2"})
+      if (QFileInfo::exists(bench + QLatin1String(name))) return loadFile(bench + QLatin1String(name));
+    return LoadedProgramPtr{};
+  }();
+  return program;
+}
+
+/// Sets the program and waits until the engine session exists.
+bool startOn(SessionController& c, LoadedProgramPtr program) {
+  c.setProgram(std::move(program));
+  return QTest::qWaitFor([&] { return c.state() != RunState::Starting; }, kTimeoutMs) && c.state() == RunState::Ready;
+}
+
+/// Runs one command and returns the reason it stopped.
+template <class Command>
+StopReason runCommand(SessionController& c, Command command) {
+  QSignalSpy stopped(&c, &SessionController::stopped);
+  command();
+  if (!stopped.wait(kTimeoutMs)) return StopReason::Cancelled;
+  return stopped.first().first().value<StopReason>();
+}
+
+}  // namespace
+
+class TestSessionController : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    TORCHIR_REQUIRE_FIXTURES();
+    QStandardPaths::setTestModeEnabled(true);
+  }
+
+  void startsReadyWithSampleInputs() {
+    SessionController c;
+    QCOMPARE(c.state(), RunState::Empty);
+    QSignalSpy states(&c, &SessionController::stateChanged);
+    c.setProgram(loadFixture("mlp"));
+    QCOMPARE(c.state(), RunState::Starting);  // at once: the engine starts on its own thread
+    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
+    QCOMPARE(states.size(), 2);
+    QCOMPARE(states.at(0).at(0).value<RunState>(), RunState::Starting);
+    QCOMPARE(states.at(1).at(0).value<RunState>(), RunState::Ready);
+    QCOMPARE(c.inputsDescription(), QStringLiteral("sample inputs from the archive"));
+    QCOMPARE(c.marks().current, nodeId(c, "linear"));  // the first node that does work
+    QVERIFY(c.marks().executed[static_cast<std::size_t>(nodeId(c, "x"))]);
+    QVERIFY(!anyCallExecuted(c));
+    QVERIFY(c.canStep() && c.canContinue() && !c.canReset() && !c.canStop());
+  }
+
+  void stepsRecordAndMark() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    const torchir::NodeId linear = nodeId(c, "linear"), relu = nodeId(c, "relu"), linear1 = nodeId(c, "linear_1");
+
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(c.state(), RunState::Paused);
+    QCOMPARE(c.marks().current, relu);
+    QCOMPARE(c.marks().status(linear), torchir::ui::NodeStatus::Executed);
+    QVERIFY(c.record(linear) != nullptr);
+    QVERIFY(c.record(relu) == nullptr);
+
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(c.marks().current, linear1);
+
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Finished);
+    QCOMPARE(c.state(), RunState::Finished);
+    QCOMPARE(c.marks().current, torchir::kNone);
+    // The third executed node's arguments as the schema saw them, each with where it came from.
+    const torchir::NodeRecord* r = c.record(linear1);
+    QVERIFY(r != nullptr);
+    QVERIFY(r->executed);
+    QVERIFY(QString::fromStdString(r->schema).startsWith(QStringLiteral("aten::linear(")));
+    QCOMPARE(r->arguments.size(), std::size_t{3});
+    QCOMPARE(r->arguments[0].name, std::string("input"));
+    QCOMPARE(r->arguments[1].name, std::string("weight"));
+    QCOMPARE(r->arguments[2].name, std::string("bias"));
+    for (const auto& a : r->arguments) {
+      QCOMPARE(a.source, torchir::ArgSource::Input);
+      QVERIFY(!a.sourceDetail.empty());
+    }
+    QCOMPARE(r->arguments[0].value.kind, std::string("Tensor"));
+    QCOMPARE(r->outputs.size(), std::size_t{1});
+    QCOMPARE(r->outputs[0].sizes, (std::vector<int64_t>{2, 8}));
+    QVERIFY(!c.canStep() && !c.canContinue() && c.canReset());
+  }
+
+  void runToStopsAfterTheNode() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    const torchir::NodeId relu = nodeId(c, "relu");
+    QVERIFY(c.canRunTo(relu));
+    QCOMPARE(runCommand(c, [&] { c.runTo(relu); }), StopReason::Stepped);
+    QCOMPARE(c.state(), RunState::Paused);
+    QCOMPARE(c.marks().current, nodeId(c, "linear_1"));
+    QVERIFY(c.record(relu) != nullptr && c.record(nodeId(c, "linear")) != nullptr);
+    QVERIFY(!c.canRunTo(relu));  // it has run
+  }
+
+  void breakpointStopsBeforeItsNodeAndContinuePassesIt() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    const torchir::NodeId relu = nodeId(c, "relu");
+    QSignalSpy marks(&c, &SessionController::marksChanged);
+    c.toggleBreakpoint(relu);
+    QCOMPARE(marks.size(), 1);
+    QVERIFY(c.marks().hasBreakpoint(relu));
+
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Breakpoint);
+    QCOMPARE(c.state(), RunState::Paused);
+    QCOMPARE(c.marks().current, relu);
+    QVERIFY(c.record(relu) == nullptr);
+
+    // Continue from the breakpoint's node runs it first, as debuggers do.
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);
+    QCOMPARE(c.state(), RunState::Finished);
+    QVERIFY(c.record(relu) != nullptr);
+    QVERIFY(c.marks().hasBreakpoint(relu));  // kept across the run
+
+    c.toggleBreakpoint(relu);
+    QVERIFY(!c.marks().hasBreakpoint(relu));
+  }
+
+  void failureKeepsDiagnosisUntilReset() {
+    SessionController c;
+    // Fails with its own sample inputs: a float16 input meets float32 weights at `linear`.
+    QVERIFY(startOn(c, loadFixture("half_before_linear")));
+    const torchir::NodeId linear = nodeId(c, "linear");
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Failed);
+    QCOMPARE(c.state(), RunState::Failed);
+    QCOMPARE(c.diagnosis().kind, torchir::DiagnosisClass::DtypeMismatch);
+    QCOMPARE(c.diagnosis().nodeName, std::string("linear"));
+    QCOMPARE(c.diagnosis().node, linear);
+    QCOMPARE(c.marks().failed, linear);
+    QCOMPARE(c.marks().status(linear), torchir::ui::NodeStatus::Failed);
+    QVERIFY(c.record(nodeId(c, "to")) != nullptr);
+    QVERIFY(!c.canStep() && !c.canContinue() && c.canReset());
+
+    QSignalSpy states(&c, &SessionController::stateChanged);
+    c.step();  // not allowed after a failure
+    QCOMPARE(states.size(), 0);
+
+    c.reset();
+    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(c.diagnosis().ok());
+    QCOMPARE(c.marks().failed, torchir::kNone);
+    QVERIFY(!anyCallExecuted(c));
+    QVERIFY(c.record(nodeId(c, "to")) == nullptr);
+    QCOMPARE(c.marks().current, nodeId(c, "_assert_tensor_metadata_default"));
+  }
+
+  void stopConditionPausesWithDiagnosis() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("masked_softmax")));
+    torchir::StopConditions stops;
+    stops.nanOrInf = true;
+    c.setStopConditions(stops);
+    QCOMPARE(c.stopConditions().nanOrInf, true);
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::StopCondition);
+    QCOMPARE(c.state(), RunState::Paused);
+    QCOMPARE(c.diagnosis().kind, torchir::DiagnosisClass::NanOrInf);
+    const torchir::NodeId where = c.diagnosis().node;
+    QCOMPARE(c.program()->program.node(where).name, std::string("masked_fill"));
+    QCOMPARE(c.marks().failed, where);
+    QVERIFY(c.record(where) != nullptr);  // the node ran; its output is what stopped the run
+
+    c.setStopConditions({});
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);
+    QCOMPARE(c.marks().failed, torchir::kNone);
+    QVERIFY(c.diagnosis().ok());
+  }
+
+  void stopRightAfterContinuePauses() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("resnet18")));
+    QSignalSpy stopped(&c, &SessionController::stopped);
+    c.continueRun();
+    c.stop();  // the engine thread sees it within a node or two of starting
+    QVERIFY(stopped.wait(kTimeoutMs));
+    QCOMPARE(stopped.first().first().value<StopReason>(), StopReason::Cancelled);
+    QCOMPARE(c.state(), RunState::Paused);
+    QVERIFY(c.marks().current != torchir::kNone);
+    QVERIFY(c.canContinue() && c.canReset());
+  }
+
+  void stopEndsALongContinuePaused() {
+    const LoadedProgramPtr program = longProgram();
+    if (!program) QSKIP("no benchmark transformer under ~/.cache/torchir/bench");
+    SessionController c;
+    QVERIFY(startOn(c, program));
+    const int total = static_cast<int>(c.program()->program.nodes.size());
+    QSignalSpy progress(&c, &SessionController::progress);
+    QSignalSpy stopped(&c, &SessionController::stopped);
+    c.continueRun();
+    QCOMPARE(c.state(), RunState::Running);
+    QVERIFY(c.canStop());
+    // Only stop() and breakpoints are taken while running.
+    QSignalSpy states(&c, &SessionController::stateChanged);
+    c.step();
+    c.continueRun();
+    c.reset();
+    QCOMPARE(states.size(), 0);
+
+    // The GUI thread hears from the run while it goes on, records included.
+    QVERIFY2(QTest::qWaitFor([&] { return !progress.isEmpty() || !stopped.isEmpty(); }, kTimeoutMs),
+             "neither progress nor an end");
+    QVERIFY2(!progress.isEmpty(), "the run ended before its first progress report");
+    const int reported = progress.last().at(0).toInt();
+    QCOMPARE(progress.last().at(1).toInt(), total);
+    QVERIFY(reported > 0 && reported < total);
+    QCOMPARE(c.state(), RunState::Running);
+    QVERIFY(c.record(c.marks().current - 1) != nullptr);
+    c.stop();
+    QVERIFY(stopped.wait(kTimeoutMs));
+    QCOMPARE(stopped.first().first().value<StopReason>(), StopReason::Cancelled);
+    QCOMPARE(c.state(), RunState::Paused);
+    QVERIFY(c.marks().current >= reported && c.marks().current < total);
+    QVERIFY(!c.canStop());
+
+    // A stop after its command ended must not cancel the next command.
+    c.stop();
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+  }
+
+  void breakpointSetWhileRunningIsHonoured() {
+    const LoadedProgramPtr program = longProgram();
+    if (!program) QSKIP("no benchmark transformer under ~/.cache/torchir/bench");
+    SessionController c;
+    QVERIFY(startOn(c, program));
+    const auto& nodes = c.program()->program.nodes;
+    torchir::NodeId target = nodes.back().id;  // the last node that does work
+    while (target > 0 && nodes[static_cast<std::size_t>(target)].opcode != torchir::Opcode::CallFunction) --target;
+    QSignalSpy progress(&c, &SessionController::progress);
+    QSignalSpy stopped(&c, &SessionController::stopped);
+    c.continueRun();
+    QVERIFY2(QTest::qWaitFor([&] { return !progress.isEmpty() || !stopped.isEmpty(); }, kTimeoutMs),
+             "neither progress nor an end");
+    QVERIFY2(!progress.isEmpty(), "the run ended before its first progress report");
+    c.toggleBreakpoint(target);
+    QVERIFY(stopped.wait(kTimeoutMs));
+    QCOMPARE(stopped.first().first().value<StopReason>(), StopReason::Breakpoint);
+    QCOMPARE(c.marks().current, target);
+  }
+
+  void commandsInTheWrongStateAreIgnored() {
+    SessionController c;
+    QSignalSpy states(&c, &SessionController::stateChanged);
+    QSignalSpy marks(&c, &SessionController::marksChanged);
+    c.step();
+    c.continueRun();
+    c.runTo(0);
+    c.reset();
+    c.stop();
+    c.toggleBreakpoint(0);
+    QCOMPARE(states.size(), 0);
+    QCOMPARE(marks.size(), 0);
+    QCOMPARE(c.state(), RunState::Empty);
+
+    c.setProgram(loadFixture("mlp"));
+    c.step();  // still Starting
+    c.runTo(-5);
+    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(!anyCallExecuted(c));
+    c.reset();  // nothing to reset
+    c.runTo(static_cast<torchir::NodeId>(c.program()->program.nodes.size()));
+    QCOMPARE(c.state(), RunState::Ready);
+
+    c.clear();
+    QCOMPARE(c.state(), RunState::Empty);
+    QVERIFY(c.program() == nullptr);
+  }
+
+  void tensorsOfExecutedAndUnrunValues() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QSignalSpy ready(&c, &SessionController::tensorReady);
+    QSignalSpy unavailable(&c, &SessionController::tensorUnavailable);
+
+    const torchir::ValueId linear = outputOf(c, "linear");
+    c.requestTensor(linear);
+    QVERIFY(ready.wait(kTimeoutMs));
+    QCOMPARE(ready.first().at(0).toInt(), linear);
+    const auto tensor = ready.first().at(1).value<torchir::TensorData>();
+    std::vector<int64_t> exported;
+    for (const auto& d : c.program()->program.value(linear).shape) exported.push_back(d.hint);
+    QCOMPARE(tensor.sizes, exported);
+    QCOMPARE(tensor.dtype, torchir::DType::Float32);
+    QCOMPARE(tensor.numel(), int64_t{2 * 32});
+    QVERIFY(tensor.hasData());
+    QCOMPARE(tensor.sizes, c.record(nodeId(c, "linear"))->outputs[0].sizes);
+
+    const torchir::ValueId later = outputOf(c, "linear_1");
+    c.requestTensor(later);
+    QVERIFY(unavailable.wait(kTimeoutMs));
+    QCOMPARE(unavailable.first().at(0).toInt(), later);
+    QVERIFY(unavailable.first().at(1).toString().contains(QStringLiteral("not been computed")));
+
+    // Queued behind a run: the answer reflects the run's end.
+    ready.clear();
+    c.continueRun();
+    c.requestTensor(later);
+    QVERIFY(ready.wait(kTimeoutMs));
+    QCOMPARE(ready.first().at(1).value<torchir::TensorData>().sizes, (std::vector<int64_t>{2, 8}));
+  }
+
+  void inputsFromAFile() {
+    SessionController c;
+    const QString inputs = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".inputs.safetensors"));
+    QVERIFY(startOn(c, loadFixture("mlp", inputs)));
+    QCOMPARE(c.inputsDescription(), QStringLiteral("inputs from mlp.inputs.safetensors"));
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);
+  }
+
+  void randomInputsWhenTheArchiveHasNone() {
+    SessionController c;
+    // A meta-device export stores input shapes without data.
+    QVERIFY(startOn(c, loadFixture("meta_mlp")));
+    QCOMPARE(c.inputsDescription(), QStringLiteral("random inputs (seed 0)"));
+  }
+
+  void badInputsFileFailsTheSession() {
+    SessionController c;
+    QSignalSpy failed(&c, &SessionController::sessionFailed);
+    // A real safetensors file without the program's input in it.
+    const QString wrong = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".outputs.safetensors"));
+    c.setProgram(loadFixture("mlp", wrong));
+    QVERIFY(failed.wait(kTimeoutMs));
+    QCOMPARE(c.state(), RunState::Failed);
+    QVERIFY2(failed.first().first().toString().contains(QStringLiteral("mlp.outputs.safetensors")),
+             qPrintable(failed.first().first().toString()));
+    QVERIFY(!c.canStep() && !c.canReset());
+
+    failed.clear();
+    QTemporaryDir dir;
+    const QString missing = dir.filePath(QStringLiteral("missing.safetensors"));
+    c.setProgram(loadFixture("mlp", missing));
+    QVERIFY(failed.wait(kTimeoutMs));
+    QVERIFY(failed.first().first().toString().contains(QStringLiteral("missing.safetensors")));
+  }
+
+  void newProgramSupersedesTheOld() {
+    SessionController c;
+    QSignalSpy failed(&c, &SessionController::sessionFailed);
+    const QString wrong = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".outputs.safetensors"));
+    c.setProgram(loadFixture("mlp", wrong));  // would fail, but is replaced before it starts
+    QVERIFY(startOn(c, loadFixture("cnn_bn")));
+    QCOMPARE(failed.size(), 0);
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);
+    QCOMPARE(c.state(), RunState::Finished);
+    for (const auto& n : c.program()->program.nodes)
+      if (n.opcode == torchir::Opcode::CallFunction) QVERIFY(c.record(n.id) != nullptr);
+  }
+};
+
+QTEST_MAIN(TestSessionController)
+#include "tst_sessioncontroller.moc"

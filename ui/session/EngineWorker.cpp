@@ -1,0 +1,254 @@
+#include "session/EngineWorker.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#include "aten/AtenBackend.h"
+#include "program/InputsFile.h"
+#include "program/LoadError.h"
+
+namespace torchir::ui {
+
+namespace {
+
+// Progress reports copy records to the GUI thread; more often than this buys nothing visible.
+constexpr std::chrono::milliseconds kReportInterval{50};
+
+QString oneLine(QString text) {
+  text.replace(QLatin1Char('\n'), QLatin1Char(' '));
+  return text.simplified();
+}
+
+bool samplesUsable(const torchir::Program& p) {
+  if (p.sampleInputs.empty()) return false;
+  for (const auto& t : p.sampleInputs)
+    if (!t.hasData()) return false;  // a meta-device export stores shapes only
+  return true;
+}
+
+std::size_t userInputCount(const torchir::Program& p) {
+  std::size_t n = 0;
+  for (const auto& s : p.inputs) n += s.kind == torchir::InputKind::UserInput;
+  return n;
+}
+
+}  // namespace
+
+void EngineControls::setBreakpoints(std::set<torchir::NodeId> nodes) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_breakpoints = std::move(nodes);
+  }
+  ++m_breakpointsVersion;
+}
+
+bool EngineControls::breakpointsSince(quint64& version, std::set<torchir::NodeId>& out) {
+  const quint64 now = m_breakpointsVersion.load();
+  if (now == version) return false;
+  std::lock_guard<std::mutex> lock(m_mutex);
+  out = m_breakpoints;
+  version = now;
+  return true;
+}
+
+EngineWorker::EngineWorker(std::shared_ptr<EngineControls> controls, QObject* parent)
+    : QObject(parent), m_controls(std::move(controls)) {}
+
+EngineWorker::~EngineWorker() {
+  // The session refers to the program: it goes first.
+  m_session.reset();
+  m_program.reset();
+}
+
+void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr program) {
+  clear();
+  // Opening A then B quickly should not make B wait for A's session.
+  if (generation != m_controls->generation.load()) return;
+  try {
+    const torchir::AtenBackend& backend = torchir::atenBackend();  // dlopen, ~0.3-1 s the first time
+    m_program = std::move(program);
+    m_session = backend.createSession(m_program->program);
+    const QString description = chooseInputs();
+    m_reportedUpTo = 0;
+    m_restartPending = false;
+    m_breakpointsVersion = 0;
+    m_breakpoints.clear();
+    auto report = makeReport(generation);
+    report->restart = true;
+    report->ended = true;
+    report->command = EngineCommand::Reset;
+    Q_EMIT started(generation, std::move(report), description);
+  } catch (const torchir::LoadError& e) {
+    clear();
+    Q_EMIT startFailed(generation, oneLine(QString::fromStdString(e.what())), {});
+  } catch (const std::exception& e) {
+    clear();
+    Q_EMIT startFailed(generation, oneLine(QString::fromUtf8(e.what())), {});
+  }
+}
+
+/// Sets the session's inputs: the request's file, else the archive's samples, else random ones.
+/// Throws LoadError naming the inputs file (or the program) when they cannot be used.
+QString EngineWorker::chooseInputs() {
+  const torchir::Program& p = m_program->program;
+  const QString file = m_program->request.inputsPath;
+  QString description;
+  torchir::Diagnosis problem;
+  if (!file.isEmpty()) {
+    const std::string path = QFile::encodeName(file).toStdString();
+    description = QStringLiteral("inputs from %1").arg(QFileInfo(file).fileName());
+    problem = m_session->setInputs(torchir::readInputsFile(p, path));
+    if (!problem.ok()) throw torchir::LoadError(path, problem.message);
+    return description;
+  }
+  if (samplesUsable(p)) {
+    description = QStringLiteral("sample inputs from the archive");
+    problem = m_session->setInputs(p.sampleInputs);
+  } else {
+    description = userInputCount(p) == 0 ? QStringLiteral("no inputs") : QStringLiteral("random inputs (seed 0)");
+    problem = m_session->setRandomInputs(0);
+  }
+  if (!problem.ok())
+    throw torchir::LoadError(QFile::encodeName(m_program->request.path).toStdString(),
+                             description.toStdString() + ": " + problem.message);
+  return description;
+}
+
+void EngineWorker::clear() {
+  m_session.reset();
+  m_program.reset();
+  m_reportedUpTo = 0;
+}
+
+bool EngineWorker::shouldStop(quint64 generation, quint64 commandId) const {
+  return m_controls->cancelUpTo.load() >= commandId || m_controls->generation.load() != generation;
+}
+
+void EngineWorker::syncBreakpoints() {
+  if (m_controls->breakpointsSince(m_breakpointsVersion, m_breakpoints)) m_session->setBreakpoints(m_breakpoints);
+}
+
+void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand command, torchir::NodeId target,
+                       const torchir::StopConditions& stops) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  m_session->setStopConditions(stops);
+  syncBreakpoints();
+  torchir::StepOutcome outcome;
+  try {
+    switch (command) {
+      case EngineCommand::Step:
+        outcome = m_session->step();
+        break;
+      case EngineCommand::Continue:
+        outcome = runLoop(generation, commandId, torchir::kNone);
+        break;
+      case EngineCommand::RunTo:
+        outcome = runLoop(generation, commandId, target);
+        break;
+      case EngineCommand::Reset:
+        m_session->reset();
+        m_reportedUpTo = 0;
+        m_restartPending = true;
+        break;
+    }
+  } catch (const std::exception& e) {
+    // The session diagnoses a node's own failures; this is the engine failing around one, which
+    // must not take the thread (and the window) down with it.
+    outcome.reason = torchir::StopReason::Failed;
+    outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
+    outcome.diagnosis.node = m_session->finished() ? torchir::kNone : m_session->position();
+    outcome.diagnosis.message = e.what();
+  }
+  auto report = makeReport(generation);
+  report->ended = true;
+  report->command = command;
+  report->reason = outcome.reason;
+  report->diagnosis = std::move(outcome.diagnosis);
+  Q_EMIT reported(std::move(report));
+}
+
+/// Session::run() and runTo() have no progress callback, so Continue and Run To step here, with
+/// the same rules: a breakpoint stops the run before its node, except the node the run starts at
+/// (as debuggers do), and cancellation is checked between two nodes.
+torchir::StepOutcome EngineWorker::runLoop(quint64 generation, quint64 commandId, torchir::NodeId target) {
+  using Clock = std::chrono::steady_clock;
+  auto lastReport = Clock::now();
+  bool first = true;
+  while (true) {
+    if (m_session->finished()) return {torchir::StopReason::Finished, {}};
+    if (target != torchir::kNone && m_session->position() > target) return {torchir::StopReason::Stepped, {}};
+    if (shouldStop(generation, commandId)) return {torchir::StopReason::Cancelled, {}};
+    syncBreakpoints();
+    if (!first && m_breakpoints.count(m_session->position())) return {torchir::StopReason::Breakpoint, {}};
+    first = false;
+    torchir::StepOutcome outcome = m_session->step();
+    if (outcome.reason == torchir::StopReason::Failed || outcome.reason == torchir::StopReason::StopCondition)
+      return outcome;
+    if (Clock::now() - lastReport >= kReportInterval) {
+      Q_EMIT reported(makeReport(generation));
+      lastReport = Clock::now();
+    }
+  }
+}
+
+std::shared_ptr<EngineReport> EngineWorker::makeReport(quint64 generation) {
+  auto report = std::make_shared<EngineReport>();
+  report->generation = generation;
+  report->restart = std::exchange(m_restartPending, false);
+  report->finished = m_session->finished();
+  report->position = m_session->position();
+  report->firstRecord = m_reportedUpTo;
+  for (torchir::NodeId n = m_reportedUpTo; n < report->position; ++n) {
+    // Copies: the engine's own records change with the next run of the node.
+    const torchir::NodeRecord* record = m_session->record(n);
+    report->records.push_back(record ? *record : torchir::NodeRecord{});
+  }
+  m_reportedUpTo = report->position;
+  return report;
+}
+
+void EngineWorker::fetchTensor(quint64 generation, torchir::ValueId value) {
+  if (generation != m_controls->generation.load()) return;
+  if (!m_session) {
+    Q_EMIT tensorUnavailable(generation, value, QStringLiteral("the engine has not started"));
+    return;
+  }
+  const torchir::Program& p = m_program->program;
+  if (value < 0 || value >= static_cast<torchir::ValueId>(p.values.size())) {
+    Q_EMIT tensorUnavailable(generation, value, QStringLiteral("no such value"));
+    return;
+  }
+  const torchir::Value& v = p.value(value);
+  const QString name = QString::fromStdString(v.name);
+  if (v.producer != torchir::kNone && !m_session->finished() && v.producer >= m_session->position()) {
+    Q_EMIT tensorUnavailable(generation, value, QStringLiteral("'%1' has not been computed yet").arg(name));
+    return;
+  }
+  if (m_session->released(value)) {
+    Q_EMIT tensorUnavailable(generation, value,
+                             QStringLiteral("'%1' was released to stay within the memory budget").arg(name));
+    return;
+  }
+  if (v.kind != torchir::ValueKind::Tensor) {
+    Q_EMIT tensorUnavailable(generation, value, QStringLiteral("'%1' is not a tensor").arg(name));
+    return;
+  }
+  // tensor() copies into storage of its own, so nothing the engine frees later is shared.
+  std::optional<torchir::TensorData> tensor;
+  try {
+    tensor = m_session->tensor(value);
+  } catch (const std::exception& e) {
+    Q_EMIT tensorUnavailable(generation, value, oneLine(QString::fromUtf8(e.what())));
+    return;
+  }
+  if (!tensor) {
+    Q_EMIT tensorUnavailable(generation, value, QStringLiteral("'%1' holds no tensor (no data)").arg(name));
+    return;
+  }
+  Q_EMIT tensorReady(generation, value, *tensor);
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,97 @@
+#pragma once
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "exec/Session.h"
+#include "session/ExecMetaTypes.h"
+#include "session/LoadedProgram.h"
+
+namespace torchir::ui {
+
+/// What the GUI thread shares with the engine thread while a command runs. Only atomics and one
+/// mutex that either side holds just long enough to copy a set, never while a node runs.
+struct EngineControls {
+  /// The program the GUI wants: work for an older one is skipped or stops between two nodes.
+  std::atomic<quint64> generation{0};
+  /// Commands with an id up to this one stop between two nodes (stop()). An id rather than a flag,
+  /// so a stop that arrives after its command ended cannot cancel the next one.
+  std::atomic<quint64> cancelUpTo{0};
+
+  void setBreakpoints(std::set<torchir::NodeId> nodes);
+  /// The breakpoints, if they changed since `version`, which is then updated.
+  bool breakpointsSince(quint64& version, std::set<torchir::NodeId>& out);
+
+ private:
+  std::atomic<quint64> m_breakpointsVersion{0};
+  std::mutex m_mutex;
+  std::set<torchir::NodeId> m_breakpoints;
+};
+
+enum class EngineCommand { Step, Continue, RunTo, Reset };
+
+/// The session's state after some work, with copies of the records of the nodes that ran since the
+/// previous report. Nodes run in order, so everything before `position` has run.
+struct EngineReport {
+  quint64 generation = 0;
+  bool restart = false;                  // the frame was reset: earlier records are void
+  torchir::NodeId firstRecord = 0;       // records[i] is node firstRecord + i
+  std::vector<torchir::NodeRecord> records;
+  torchir::NodeId position = 0;          // program().nodes.size() when finished
+  bool finished = false;
+  bool ended = false;                    // the command ended (else: a progress report)
+  EngineCommand command = EngineCommand::Step;
+  torchir::StopReason reason = torchir::StopReason::Stepped;
+  torchir::Diagnosis diagnosis;
+};
+using EngineReportPtr = std::shared_ptr<const EngineReport>;
+
+/// Owns the engine Session and runs it on the engine thread; everything here runs on that thread.
+/// The GUI thread reaches it only through queued calls and the signals below.
+class EngineWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit EngineWorker(std::shared_ptr<EngineControls> controls, QObject* parent = nullptr);
+  ~EngineWorker() override;
+
+  /// Loads the backend (the first time), creates the session and sets its inputs.
+  void start(quint64 generation, torchir::ui::LoadedProgramPtr program);
+  /// Drops the session (and with it the frame's tensors).
+  void clear();
+  void run(quint64 generation, quint64 commandId, EngineCommand command, torchir::NodeId target,
+           const torchir::StopConditions& stops);
+  void fetchTensor(quint64 generation, torchir::ValueId value);
+
+ Q_SIGNALS:
+  void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
+  void startFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis);
+  void reported(torchir::ui::EngineReportPtr report);
+  void tensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
+  void tensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
+
+ private:
+  torchir::StepOutcome runLoop(quint64 generation, quint64 commandId, torchir::NodeId target);
+  bool shouldStop(quint64 generation, quint64 commandId) const;
+  void syncBreakpoints();
+  /// A report with the records of the nodes that ran since the last one.
+  std::shared_ptr<EngineReport> makeReport(quint64 generation);
+  QString chooseInputs();
+
+  std::shared_ptr<EngineControls> m_controls;
+  torchir::ui::LoadedProgramPtr m_program;     // outlives m_session, which refers to its Program
+  std::unique_ptr<torchir::Session> m_session;
+  torchir::NodeId m_reportedUpTo = 0;          // records before this node have been sent
+  bool m_restartPending = false;
+  quint64 m_breakpointsVersion = 0;
+  std::set<torchir::NodeId> m_breakpoints;
+};
+
+}  // namespace torchir::ui
+
+Q_DECLARE_METATYPE(torchir::ui::EngineReportPtr)

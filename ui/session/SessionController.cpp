@@ -1,0 +1,258 @@
+#include "session/SessionController.h"
+
+#include <limits>
+#include <utility>
+
+namespace torchir::ui {
+
+QString runStateName(RunState state) {
+  switch (state) {
+    case RunState::Empty: return QStringLiteral("Empty");
+    case RunState::Starting: return QStringLiteral("Starting");
+    case RunState::Ready: return QStringLiteral("Ready");
+    case RunState::Running: return QStringLiteral("Running");
+    case RunState::Paused: return QStringLiteral("Paused");
+    case RunState::Finished: return QStringLiteral("Finished");
+    case RunState::Failed: return QStringLiteral("Failed");
+  }
+  return {};
+}
+
+SessionController::SessionController(QObject* parent)
+    : QObject(parent), m_controls(std::make_shared<EngineControls>()) {
+  // Engine results cross threads through queued connections, which copy arguments by metatype.
+  qRegisterMetaType<torchir::ui::EngineReportPtr>();
+  qRegisterMetaType<torchir::ui::LoadedProgramPtr>();
+  qRegisterMetaType<torchir::ui::RunState>();
+  qRegisterMetaType<torchir::Diagnosis>();
+  qRegisterMetaType<torchir::TensorData>();
+  qRegisterMetaType<torchir::StopReason>();
+
+  m_worker = new EngineWorker(m_controls);
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  connect(m_worker, &EngineWorker::started, this, &SessionController::onStarted);
+  connect(m_worker, &EngineWorker::startFailed, this, &SessionController::onStartFailed);
+  connect(m_worker, &EngineWorker::reported, this, &SessionController::onReported);
+  connect(m_worker, &EngineWorker::tensorReady, this, &SessionController::onTensorReady);
+  connect(m_worker, &EngineWorker::tensorUnavailable, this, &SessionController::onTensorUnavailable);
+  m_thread.setObjectName(QStringLiteral("torchir-engine"));
+  m_thread.start();
+}
+
+SessionController::~SessionController() {
+  // A new generation stops a run between two nodes; queued work not yet started is skipped. A
+  // node already running is allowed to finish: libtorch cannot be interrupted inside an op.
+  m_controls->generation = std::numeric_limits<quint64>::max();
+  m_controls->cancelUpTo = std::numeric_limits<quint64>::max();
+  m_thread.quit();
+  m_thread.wait();
+}
+
+void SessionController::forgetRun() {
+  m_controls->cancelUpTo = m_commandId;
+  m_controls->generation = ++m_generation;
+  m_controls->setBreakpoints({});
+  m_hasSession = false;
+  m_marks = ExecutionMarks{};
+  m_records.clear();
+  m_diagnosis = {};
+  m_inputsDescription.clear();
+}
+
+void SessionController::setProgram(torchir::ui::LoadedProgramPtr program) {
+  if (!program) {
+    clear();
+    return;
+  }
+  forgetRun();
+  m_program = std::move(program);
+  m_marks.executed.assign(m_program->program.nodes.size(), false);
+  m_records.assign(m_program->program.nodes.size(), std::nullopt);
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  auto loaded = m_program;
+  QMetaObject::invokeMethod(
+      worker, [worker, generation, loaded] { worker->start(generation, loaded); }, Qt::QueuedConnection);
+  setState(RunState::Starting);
+  Q_EMIT marksChanged();
+}
+
+void SessionController::clear() {
+  const bool hadProgram = m_program != nullptr;
+  forgetRun();
+  m_program.reset();
+  EngineWorker* worker = m_worker;
+  QMetaObject::invokeMethod(worker, [worker] { worker->clear(); }, Qt::QueuedConnection);
+  setState(RunState::Empty);
+  if (hadProgram) Q_EMIT marksChanged();
+}
+
+const torchir::NodeRecord* SessionController::record(torchir::NodeId node) const {
+  if (node < 0 || static_cast<std::size_t>(node) >= m_records.size()) return nullptr;
+  const auto& r = m_records[static_cast<std::size_t>(node)];
+  return r ? &*r : nullptr;
+}
+
+int SessionController::nodeCount() const {
+  return m_program ? static_cast<int>(m_program->program.nodes.size()) : 0;
+}
+
+bool SessionController::validNode(torchir::NodeId node) const { return node >= 0 && node < nodeCount(); }
+
+bool SessionController::canStep() const { return m_state == RunState::Ready || m_state == RunState::Paused; }
+bool SessionController::canContinue() const { return canStep(); }
+
+bool SessionController::canRunTo(torchir::NodeId node) const {
+  return canStep() && validNode(node) && !m_marks.executed[static_cast<std::size_t>(node)];
+}
+
+bool SessionController::canReset() const {
+  return m_hasSession &&
+         (m_state == RunState::Paused || m_state == RunState::Finished || m_state == RunState::Failed);
+}
+
+bool SessionController::canStop() const { return m_state == RunState::Running; }
+
+void SessionController::step() {
+  if (canStep()) send(EngineCommand::Step, torchir::kNone);
+}
+
+void SessionController::continueRun() {
+  if (canContinue()) send(EngineCommand::Continue, torchir::kNone);
+}
+
+void SessionController::runTo(torchir::NodeId node) {
+  if (canRunTo(node)) send(EngineCommand::RunTo, node);
+}
+
+void SessionController::reset() {
+  if (canReset()) send(EngineCommand::Reset, torchir::kNone);
+}
+
+void SessionController::stop() {
+  if (canStop()) m_controls->cancelUpTo = m_commandId;
+}
+
+void SessionController::send(EngineCommand command, torchir::NodeId target) {
+  const quint64 id = ++m_commandId;
+  // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
+  const bool marksChange = m_marks.failed != torchir::kNone;
+  m_marks.failed = torchir::kNone;
+  m_diagnosis = {};
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  const torchir::StopConditions stops = m_stopConditions;
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->run(generation, id, command, target, stops); }, Qt::QueuedConnection);
+  setState(RunState::Running);
+  if (marksChange) Q_EMIT marksChanged();
+}
+
+void SessionController::toggleBreakpoint(torchir::NodeId node) {
+  if (!validNode(node)) return;
+  if (!m_marks.breakpoints.erase(node)) m_marks.breakpoints.insert(node);
+  m_controls->setBreakpoints(m_marks.breakpoints);
+  Q_EMIT marksChanged();
+}
+
+void SessionController::setBreakpoints(const std::set<torchir::NodeId>& nodes) {
+  if (!m_program) return;
+  std::set<torchir::NodeId> valid;
+  for (torchir::NodeId n : nodes)
+    if (validNode(n)) valid.insert(n);
+  if (valid == m_marks.breakpoints) return;
+  m_marks.breakpoints = std::move(valid);
+  m_controls->setBreakpoints(m_marks.breakpoints);
+  Q_EMIT marksChanged();
+}
+
+void SessionController::setStopConditions(const torchir::StopConditions& conditions) {
+  m_stopConditions = conditions;
+}
+
+void SessionController::requestTensor(torchir::ValueId value) {
+  if (!m_program || (!m_hasSession && m_state != RunState::Starting)) {
+    // Queued like an engine answer, so callers see the same order either way.
+    QMetaObject::invokeMethod(
+        this, [this, value] { Q_EMIT tensorUnavailable(value, QStringLiteral("no program is running")); },
+        Qt::QueuedConnection);
+    return;
+  }
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [worker, generation, value] { worker->fetchTensor(generation, value); }, Qt::QueuedConnection);
+}
+
+void SessionController::applyRecords(const EngineReport& report) {
+  if (report.restart) {
+    m_records.assign(m_records.size(), std::nullopt);
+    m_marks.executed.assign(m_marks.executed.size(), false);
+  }
+  for (std::size_t i = 0; i < report.records.size(); ++i) {
+    const auto n = static_cast<std::size_t>(report.firstRecord) + i;
+    if (n >= m_records.size()) break;
+    const torchir::NodeRecord& r = report.records[i];
+    m_marks.executed[n] = r.executed;
+    if (r.executed) m_records[n] = r;
+  }
+  m_marks.current = report.finished ? torchir::kNone : report.position;
+}
+
+void SessionController::onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report,
+                                  const QString& description) {
+  if (generation != m_generation) return;
+  m_hasSession = true;
+  m_inputsDescription = description;
+  applyRecords(*report);
+  setState(RunState::Ready);
+  Q_EMIT marksChanged();
+}
+
+void SessionController::onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis) {
+  if (generation != m_generation) return;
+  m_diagnosis = diagnosis;
+  setState(RunState::Failed);
+  Q_EMIT sessionFailed(problem);
+}
+
+void SessionController::onReported(const torchir::ui::EngineReportPtr& report) {
+  if (report->generation != m_generation) return;
+  applyRecords(*report);
+  if (!report->ended) {
+    Q_EMIT marksChanged();
+    Q_EMIT progress(static_cast<int>(report->position), nodeCount());
+    return;
+  }
+  const torchir::StopReason reason = report->reason;
+  RunState next = report->finished ? RunState::Finished : RunState::Paused;
+  if (report->command == EngineCommand::Reset) {
+    next = RunState::Ready;
+  } else if (reason == torchir::StopReason::Failed) {
+    next = RunState::Failed;
+  }
+  if (reason == torchir::StopReason::Failed || reason == torchir::StopReason::StopCondition) {
+    m_diagnosis = report->diagnosis;
+    m_marks.failed = m_diagnosis.node != torchir::kNone ? m_diagnosis.node : m_marks.current;
+  }
+  setState(next);
+  Q_EMIT marksChanged();
+  if (report->command != EngineCommand::Reset) Q_EMIT stopped(reason);
+}
+
+void SessionController::onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor) {
+  if (generation == m_generation) Q_EMIT tensorReady(value, tensor);
+}
+
+void SessionController::onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why) {
+  if (generation == m_generation) Q_EMIT tensorUnavailable(value, why);
+}
+
+void SessionController::setState(RunState state) {
+  if (state == m_state) return;
+  m_state = state;
+  Q_EMIT stateChanged(state);
+}
+
+}  // namespace torchir::ui

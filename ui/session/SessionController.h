@@ -1,0 +1,114 @@
+#pragma once
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "session/EngineWorker.h"
+#include "session/ExecMetaTypes.h"
+#include "session/ExecutionMarks.h"
+#include "session/LoadedProgram.h"
+
+namespace torchir::ui {
+
+/// Where a run stands. Starting: the engine thread is creating the session. Running: a command is on
+/// the engine thread (a step, a continue, a run-to or a reset); only stop(), breakpoints and tensor
+/// requests are taken then.
+enum class RunState { Empty, Starting, Ready, Running, Paused, Finished, Failed };
+QString runStateName(RunState state);
+
+/// The GUI side of one run of the program: a state machine over an engine Session that lives on a
+/// thread of its own. Every command returns at once; its outcome arrives by signal, with copies of
+/// what the views show (marks, node records, tensors), so the GUI thread never waits on libtorch.
+class SessionController : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit SessionController(QObject* parent = nullptr);
+  ~SessionController() override;  // cancels any run and joins the engine thread
+
+  /// Creates the engine session on the engine thread: inputs from request.inputsPath, else the
+  /// program's sample inputs, else random inputs with seed 0. Ready, or Failed with sessionFailed(),
+  /// follows. Breakpoints are cleared. A null program is clear().
+  void setProgram(torchir::ui::LoadedProgramPtr program);
+  void clear();  // back to Empty
+
+  RunState state() const { return m_state; }
+  torchir::ui::LoadedProgramPtr program() const { return m_program; }
+  const ExecutionMarks& marks() const { return m_marks; }  // current = session position (kNone when finished)
+  /// The GUI-side copy of the node's record; nullptr if it has not run since the last reset.
+  const torchir::NodeRecord* record(torchir::NodeId node) const;
+  /// Of the last Failed or StopCondition stop (or of inputs the engine refused), else empty.
+  const torchir::Diagnosis& diagnosis() const { return m_diagnosis; }
+  /// "sample inputs from the archive", "inputs from F", "random inputs (seed 0)"; empty before Ready.
+  QString inputsDescription() const { return m_inputsDescription; }
+
+  bool canStep() const;
+  bool canContinue() const;
+  bool canRunTo(torchir::NodeId node) const;
+  bool canReset() const;
+  bool canStop() const;  // only while Running
+
+  // Ignored when not allowed in the current state.
+  void step();
+  void continueRun();
+  void runTo(torchir::NodeId node);
+  void reset();
+  void stop();  // the running command stops between two nodes and the run is Paused
+
+  /// Taken in any state with a program, also while Running (the run sees it before its next node).
+  void toggleBreakpoint(torchir::NodeId node);
+  void setBreakpoints(const std::set<torchir::NodeId>& nodes);
+  /// Applies from the next command on.
+  void setStopConditions(const torchir::StopConditions& conditions);
+  torchir::StopConditions stopConditions() const { return m_stopConditions; }
+
+  /// tensorReady() or tensorUnavailable() follows, after any command in progress.
+  void requestTensor(torchir::ValueId value);
+
+ Q_SIGNALS:
+  void stateChanged(torchir::ui::RunState state);
+  void marksChanged();                           // current/executed/failed/breakpoints changed
+  void stopped(torchir::StopReason reason);      // a command ended; diagnosis() is set for Failed/StopCondition
+  void progress(int executedNodes, int totalNodes);  // during continue/runTo, at most every ~50 ms
+  void tensorReady(torchir::ValueId value, const torchir::TensorData& tensor);
+  void tensorUnavailable(torchir::ValueId value, const QString& why);  // not run yet, released, not a tensor
+  void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
+
+ private:
+  void send(EngineCommand command, torchir::NodeId target);
+  void onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report, const QString& description);
+  void onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis);
+  void onReported(const torchir::ui::EngineReportPtr& report);
+  void onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
+  void onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
+  void applyRecords(const EngineReport& report);
+  /// Drops the run's state and makes any work still on the engine thread stale.
+  void forgetRun();
+  void setState(RunState state);
+  bool validNode(torchir::NodeId node) const;
+  int nodeCount() const;
+
+  QThread m_thread;
+  EngineWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
+  std::shared_ptr<EngineControls> m_controls;
+
+  RunState m_state = RunState::Empty;
+  torchir::ui::LoadedProgramPtr m_program;
+  quint64 m_generation = 0;  // of the program (or Empty) now shown; older engine results are dropped
+  quint64 m_commandId = 0;   // of the last command sent
+  bool m_hasSession = false;
+  ExecutionMarks m_marks;
+  std::vector<std::optional<torchir::NodeRecord>> m_records;  // by NodeId
+  torchir::Diagnosis m_diagnosis;
+  QString m_inputsDescription;
+  torchir::StopConditions m_stopConditions;
+};
+
+}  // namespace torchir::ui
+
+Q_DECLARE_METATYPE(torchir::ui::RunState)
