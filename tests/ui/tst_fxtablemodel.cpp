@@ -2,14 +2,41 @@
 #include <QAbstractItemModelTester>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "Fixtures.h"
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
 #include "panels/FxTableModel.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
 
+using torchir::ui::ExecutionMarks;
 using torchir::ui::FxTableModel;
+
+namespace {
+
+torchir::Program load(const char* name) {
+  return torchir::loadProgram(torchir::test::fixturePath(QLatin1String(name), QStringLiteral(".pt2")).toStdString());
+}
+
+// The marks a controller derives from a session: what ran, what runs next, where it failed.
+ExecutionMarks marksOf(const torchir::Session& session, torchir::NodeId failed = torchir::kNone) {
+  ExecutionMarks marks;
+  const auto n = session.program().nodes.size();
+  marks.executed.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) marks.executed[i] = session.record(static_cast<torchir::NodeId>(i)) != nullptr;
+  marks.current = session.finished() || failed != torchir::kNone ? torchir::kNone : session.position();
+  marks.failed = failed;
+  return marks;
+}
+
+FxTableModel::RecordLookup lookupIn(const torchir::Session& session) {
+  return [&session](torchir::NodeId n) { return session.record(n); };
+}
+
+}  // namespace
 
 class TestFxTableModel : public QObject {
   Q_OBJECT
@@ -35,7 +62,7 @@ class TestFxTableModel : public QObject {
         torchir::loadProgram(torchir::test::fixturePath(name, QStringLiteral(".pt2")).toStdString());
     model.setRows(torchir::fxTable(program));
 
-    QCOMPARE(model.columnCount(), 5);
+    QCOMPARE(model.columnCount(), int(FxTableModel::ColumnCount));
     QCOMPARE(model.rowCount(), expected.size());
     const char* keys[] = {"opcode", "name", "target", "args", "kwargs"};
     const int columns[] = {FxTableModel::Opcode, FxTableModel::Name, FxTableModel::Target, FxTableModel::Args,
@@ -57,6 +84,104 @@ class TestFxTableModel : public QObject {
     FxTableModel model;
     QCOMPARE(model.headerData(FxTableModel::Opcode, Qt::Horizontal).toString(), QStringLiteral("opcode"));
     QCOMPARE(model.headerData(FxTableModel::Kwargs, Qt::Horizontal).toString(), QStringLiteral("kwargs"));
+  }
+
+  void runColumnsFollowTheHeaders() {
+    FxTableModel model;
+    QCOMPARE(model.headerData(FxTableModel::Status, Qt::Horizontal).toString(), QStringLiteral("status"));
+    QCOMPARE(model.headerData(FxTableModel::Output, Qt::Horizontal).toString(), QStringLiteral("output"));
+    QVERIFY(model.headerData(FxTableModel::Time, Qt::Horizontal).toString().startsWith(QStringLiteral("time")));
+  }
+
+  void steppedRowsShowStatusOutputAndTime() {
+    const torchir::Program program = load("mlp");
+    FxTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(torchir::fxTable(program));
+    auto session = torchir::atenBackend().createSession(program);
+    QVERIFY(session->setInputs(program.sampleInputs).ok());
+
+    constexpr int kSteps = 2;
+    for (int i = 0; i < kSteps; ++i) QCOMPARE(session->step().reason, torchir::StopReason::Stepped);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.updateExecution(marksOf(*session), lookupIn(*session));
+    // The two stepped rows and the next one are adjacent: one range, not a reset.
+    QCOMPARE(changed.size(), 1);
+
+    int done = 0;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      const torchir::NodeRecord* record = session->record(row);
+      const QString status = model.index(row, FxTableModel::Status).data().toString();
+      if (!record) {
+        QCOMPARE(status, row == session->position() ? QStringLiteral("next") : QString());
+        QVERIFY(model.index(row, FxTableModel::Time).data().toString().isEmpty());
+        continue;
+      }
+      // Placeholders are passed on the way and have records too; only ops count as steps.
+      done += program.node(row).opcode == torchir::Opcode::CallFunction;
+      QCOMPARE(status, QStringLiteral("done"));
+      const QString time = model.index(row, FxTableModel::Time).data().toString();
+      QVERIFY2(QRegularExpression(QStringLiteral("^\\d+\\.\\d$")).match(time).hasMatch(), qPrintable(time));
+      QCOMPARE(time.toDouble(), QString::number(record->microseconds, 'f', 1).toDouble());
+      const auto& out = record->outputs.at(0);
+      QString shape;
+      for (std::size_t d = 0; d < out.sizes.size(); ++d) shape += (d ? ", " : "") + QString::number(out.sizes[d]);
+      QCOMPARE(model.index(row, FxTableModel::Output).data().toString(),
+               QStringLiteral("%1[%2]").arg(QLatin1String(torchir::dtypeName(out.dtype).data()), shape));
+      QVERIFY(model.index(row, FxTableModel::Name).data(Qt::BackgroundRole).isValid());
+    }
+    QCOMPARE(done, kSteps);
+    // mlp's first op: linear(x, fc1.weight, fc1.bias) on a [2, 16] input.
+    const int linear = *program.findNode("linear");
+    QCOMPARE(model.index(linear, FxTableModel::Output).data().toString(), QStringLiteral("float32[2, 32]"));
+    QVERIFY(model.index(session->position(), FxTableModel::Args).data(Qt::BackgroundRole).isValid());
+    QVERIFY(!model.index(model.rowCount() - 1, FxTableModel::Name).data(Qt::BackgroundRole).isValid());
+
+    // Nothing changed: no signal at all.
+    changed.clear();
+    model.updateExecution(marksOf(*session), lookupIn(*session));
+    QCOMPARE(changed.size(), 0);
+  }
+
+  void breakpointIsARedDotOnTheStatusCell() {
+    const torchir::Program program = load("mlp");
+    FxTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(torchir::fxTable(program));
+    ExecutionMarks marks;
+    marks.executed.assign(program.nodes.size(), false);
+    const int relu = *program.findNode("relu");
+    marks.breakpoints = {relu};
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.updateExecution(marks, {});
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), relu);
+    QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), relu);
+    QVERIFY(model.index(relu, FxTableModel::Status).data(Qt::DecorationRole).canConvert<QImage>());
+    QVERIFY(!model.index(relu, FxTableModel::Name).data(Qt::DecorationRole).isValid());
+    QVERIFY(!model.index(relu - 1, FxTableModel::Status).data(Qt::DecorationRole).isValid());
+  }
+
+  void failedRowShowsFailed() {
+    const torchir::Program program = load("half_before_linear");
+    FxTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(torchir::fxTable(program));
+    auto session = torchir::atenBackend().createSession(program);
+    QVERIFY(session->setInputs(program.sampleInputs).ok());
+    const torchir::StepOutcome outcome = session->run();
+    QCOMPARE(outcome.reason, torchir::StopReason::Failed);
+    model.updateExecution(marksOf(*session, outcome.diagnosis.node), lookupIn(*session));
+    const int failed = outcome.diagnosis.node;
+    QCOMPARE(model.index(failed, FxTableModel::Name).data().toString(), QStringLiteral("linear"));
+    QCOMPARE(model.index(failed, FxTableModel::Status).data().toString(), QStringLiteral("failed"));
+    const auto tint = model.index(failed, FxTableModel::Name).data(Qt::BackgroundRole).value<QBrush>().color();
+    QVERIFY2(tint.red() > tint.green(), "the failed row is tinted red");
+    // The cast before it ran.
+    int done = 0;
+    for (int row = 0; row < failed; ++row)
+      done += model.index(row, FxTableModel::Status).data().toString() == QStringLiteral("done");
+    QVERIFY(done >= 1);
   }
 
   void clearEmptiesTheModel() {

@@ -1,5 +1,10 @@
 #include "panels/FxTableModel.h"
 
+#include <QBrush>
+#include <QColor>
+#include <QImage>
+#include <QPainter>
+
 namespace torchir::ui {
 
 namespace {
@@ -7,7 +12,52 @@ namespace {
 // Cells longer than this get a tooltip, since the view elides them.
 constexpr int kTooltipThreshold = 40;
 
+QString statusText(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::NotRun: return {};
+    case NodeStatus::Current: return QStringLiteral("next");
+    case NodeStatus::Executed: return QStringLiteral("done");
+    case NodeStatus::Failed: return QStringLiteral("failed");
+  }
+  return {};
+}
+
+QVariant statusTint(NodeStatus s) {
+  switch (s) {
+    case NodeStatus::NotRun: return {};
+    case NodeStatus::Current: return QBrush(QColor(0xff, 0xf1, 0xa8));
+    case NodeStatus::Executed: return QBrush(QColor(0xdc, 0xf3, 0xdc));
+    case NodeStatus::Failed: return QBrush(QColor(0xf8, 0xcf, 0xcf));
+  }
+  return {};
+}
+
+// A QImage rather than a QPixmap: models also live in GUI-less processes (tests, workers).
+const QImage& breakpointDot() {
+  static const QImage dot = [] {
+    QImage image(12, 12, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0xd0, 0x21, 0x21));
+    painter.drawEllipse(QRectF(1, 1, 10, 10));
+    return image;
+  }();
+  return dot;
+}
+
 }  // namespace
+
+QString valueSummaryText(const torchir::ValueSummary& value) {
+  if (value.kind != "Tensor" || value.dtype == torchir::DType::Unknown) return QString::fromStdString(value.text);
+  QString text = QString::fromLatin1(torchir::dtypeName(value.dtype).data()) + QLatin1Char('[');
+  for (std::size_t i = 0; i < value.sizes.size(); ++i) {
+    if (i) text += QStringLiteral(", ");
+    text += QString::number(value.sizes[i]);
+  }
+  return text + QLatin1Char(']');
+}
 
 FxTableModel::FxTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -20,13 +70,48 @@ void FxTableModel::setRows(const std::vector<torchir::FxRow>& rows) {
                       QString::fromStdString(row.target), QString::fromStdString(row.args),
                       QString::fromStdString(row.kwargs)});
   }
+  m_run.assign(m_rows.size(), RunState{});
   endResetModel();
 }
 
 void FxTableModel::clear() {
   beginResetModel();
   m_rows.clear();
+  m_run.clear();
   endResetModel();
+}
+
+void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLookup& records) {
+  const int rows = static_cast<int>(m_rows.size());
+  int rangeStart = -1;
+  auto flush = [&](int endExclusive) {
+    if (rangeStart < 0) return;
+    Q_EMIT dataChanged(index(rangeStart, 0), index(endExclusive - 1, ColumnCount - 1));
+    rangeStart = -1;
+  };
+  for (int row = 0; row < rows; ++row) {
+    RunState next;
+    next.status = marks.status(row);
+    next.breakpoint = marks.hasBreakpoint(row);
+    // A record of a node outside the current run (e.g. a stale pointer after reset) is not asked
+    // for: only nodes that ran or failed can have one.
+    if (records && next.status != NodeStatus::NotRun) {
+      if (const torchir::NodeRecord* record = records(row); record && record->executed) {
+        QStringList outputs;
+        for (const torchir::ValueSummary& v : record->outputs) outputs << valueSummaryText(v);
+        next.output = outputs.join(QStringLiteral(", "));
+        next.time = QString::number(record->microseconds, 'f', 1);
+      }
+    }
+    RunState& current = m_run[static_cast<std::size_t>(row)];
+    if (current == next) {
+      flush(row);
+      continue;
+    }
+    current = std::move(next);
+    if (rangeStart < 0) rangeStart = row;
+  }
+  flush(rows);
 }
 
 int FxTableModel::rowCount(const QModelIndex& parent) const {
@@ -35,14 +120,35 @@ int FxTableModel::rowCount(const QModelIndex& parent) const {
 
 int FxTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+QString FxTableModel::cellText(int row, int column) const {
+  const auto r = static_cast<std::size_t>(row);
+  if (column < kFxColumnCount) return m_rows[r][static_cast<std::size_t>(column)];
+  const RunState& run = m_run[r];
+  switch (column) {
+    case Status: return statusText(run.status);
+    case Output: return run.output;
+    case Time: return run.time;
+    default: return {};
+  }
+}
+
 QVariant FxTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const QString& cell = m_rows[static_cast<std::size_t>(index.row())][static_cast<std::size_t>(index.column())];
+  const RunState& run = m_run[static_cast<std::size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
-      return cell;
-    case Qt::ToolTipRole:
+      return cellText(index.row(), index.column());
+    case Qt::ToolTipRole: {
+      if (index.column() == Status && run.breakpoint) return QStringLiteral("Breakpoint: the run stops before this node");
+      const QString cell = cellText(index.row(), index.column());
       return cell.size() > kTooltipThreshold ? QVariant(cell) : QVariant();
+    }
+    case Qt::BackgroundRole:
+      return statusTint(run.status);
+    case Qt::DecorationRole:
+      return index.column() == Status && run.breakpoint ? QVariant(breakpointDot()) : QVariant();
+    case Qt::TextAlignmentRole:
+      return index.column() == Time ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     default:
       return {};
   }
@@ -54,13 +160,16 @@ QVariant FxTableModel::headerData(int section, Qt::Orientation orientation, int 
     return role == Qt::DisplayRole ? QVariant(section) : QVariant();
   }
   if (role != Qt::DisplayRole) return {};
-  // The same headings as torch.fx.Graph.print_tabular().
+  // The same headings as torch.fx.Graph.print_tabular(), then the run's.
   switch (section) {
     case Opcode: return QStringLiteral("opcode");
     case Name: return QStringLiteral("name");
     case Target: return QStringLiteral("target");
     case Args: return QStringLiteral("args");
     case Kwargs: return QStringLiteral("kwargs");
+    case Status: return QStringLiteral("status");
+    case Output: return QStringLiteral("output");
+    case Time: return QStringLiteral("time (µs)");
     default: return {};
   }
 }

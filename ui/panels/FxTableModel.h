@@ -2,24 +2,36 @@
 #include <QAbstractTableModel>
 #include <QString>
 #include <array>
+#include <functional>
 #include <vector>
 
+#include "exec/ExecTypes.h"
 #include "program/FxTable.h"
+#include "session/ExecutionMarks.h"
 
 namespace torchir::ui {
 
-/// The FX table of a program (`print_tabular()`), read-only, one node per row in graph order.
+/// The FX table of a program (`print_tabular()`), read-only, one node per row in graph order
+/// (row == NodeId), followed by what the current run did to each node.
 class FxTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Columns { Opcode, Name, Target, Args, Kwargs, ColumnCount };
+  enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, ColumnCount };
+  /// The columns Python's print_tabular() has; the rest describe the run.
+  static constexpr int kFxColumnCount = Status;
+
+  using RecordLookup = std::function<const torchir::NodeRecord*(torchir::NodeId)>;
 
   explicit FxTableModel(QObject* parent = nullptr);
 
-  /// Replaces every row; views see one model reset.
+  /// Replaces every row; views see one model reset. The run columns start empty.
   void setRows(const std::vector<torchir::FxRow>& rows);
   void clear();
+
+  /// Takes the run's state; emits dataChanged only for rows whose status, breakpoint or record
+  /// changed, one signal per contiguous range of rows.
+  void updateExecution(const ExecutionMarks& marks, const RecordLookup& records);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -27,8 +39,24 @@ class FxTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
+  struct RunState {
+    NodeStatus status = NodeStatus::NotRun;
+    bool breakpoint = false;
+    QString output;  // "float32[1, 64, 56, 56]", several joined by ", "
+    QString time;    // µs, one decimal; empty when not run
+    bool operator==(const RunState& o) const {
+      return status == o.status && breakpoint == o.breakpoint && output == o.output && time == o.time;
+    }
+  };
+
+  QString cellText(int row, int column) const;
+
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.
-  std::vector<std::array<QString, ColumnCount>> m_rows;
+  std::vector<std::array<QString, kFxColumnCount>> m_rows;
+  std::vector<RunState> m_run;
 };
+
+/// "float32[1, 64, 56, 56]" for a tensor; the value's text for anything else.
+QString valueSummaryText(const torchir::ValueSummary& value);
 
 }  // namespace torchir::ui

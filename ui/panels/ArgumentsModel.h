@@ -1,0 +1,59 @@
+#pragma once
+#include <QAbstractItemModel>
+#include <QString>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "exec/ExecTypes.h"
+#include "program/Program.h"
+
+namespace torchir::ui {
+
+/// One node's call as a two-level tree: top rows "Arguments" and "Outputs", one child per
+/// argument or output. What it shows depends on what is known about the node: the record of its
+/// last run, else the diagnosis of its failure, else the node as exported.
+class ArgumentsModel : public QAbstractItemModel {
+  Q_OBJECT
+
+ public:
+  enum Columns { Name, Type, Source, Value, DType, Shape, Strides, Device, ColumnCount };
+  enum Groups { ArgumentsGroup, OutputsGroup, GroupCount };
+
+  explicit ArgumentsModel(QObject* parent = nullptr);
+
+  /// `record`: what ran (preferred); `failure`: used when it names this node. Neither: the node as
+  /// exported. Nothing of `program` is kept: the model holds its own text.
+  void setNode(const torchir::Program& program, torchir::NodeId node, const torchir::NodeRecord* record,
+               const torchir::Diagnosis* failure);
+  void clear();
+
+  /// The graph value of a tensor row (arguments by the node's input of that name, outputs by
+  /// index); nullopt for scalars, group rows and values the graph does not name.
+  std::optional<torchir::ValueId> valueAt(const QModelIndex& index) const;
+  /// Whether the row is marked as the odd one out (dtype or device), and why.
+  QString highlightReason(const QModelIndex& index) const;
+
+  QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+  QModelIndex parent(const QModelIndex& child) const override;
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+  struct Row {
+    std::array<QString, ColumnCount> cells;
+    bool tensor = false;
+    torchir::DType dtype = torchir::DType::Unknown;
+    std::optional<torchir::ValueId> value;
+    QString highlight;  // empty: not highlighted
+  };
+
+ private:
+  const Row* rowAt(const QModelIndex& index) const;
+
+  bool m_hasNode = false;
+  std::array<std::vector<Row>, GroupCount> m_groups;
+};
+
+}  // namespace torchir::ui

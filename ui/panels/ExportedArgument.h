@@ -1,0 +1,20 @@
+#pragma once
+// A node's argument as the export recorded it, before anything ran: what the arguments view shows
+// for a node the run has not reached (no schema types or defaults yet: those come from libtorch).
+#include <QString>
+
+#include "program/Program.h"
+
+namespace torchir::ui {
+
+struct ExportedArgumentText {
+  QString type;   // "Tensor", "int[]", "float", ... from the argument's serialized kind
+  QString value;  // Python-like text: 1, [1, 1], True, torch.float32, the tensor's value name
+};
+
+ExportedArgumentText exportedArgumentText(const torchir::Program& program, const torchir::NodeArgument& argument);
+
+/// "[1, 64, s0, 56]": concrete sizes, or the symbol where a dimension is dynamic.
+QString exportedShapeText(const torchir::Value& value);
+
+}  // namespace torchir::ui
