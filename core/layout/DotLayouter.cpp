@@ -40,6 +40,10 @@ DotResult DotLayouter::layout(const DotGraph& in) {
   if (in.nodes.empty()) return out;
   Agraph_t* g = agopen(c("level"), Agdirected, nullptr);
   agattr(g, AGRAPH, c("rankdir"), c("TB"));
+  // The newer ranker works on a graph of its own. The old one leaves network simplex's marks on our
+  // nodes, which Graphviz 2.42's wrapping one-byte component mark then takes for "visited" once
+  // every ~255 searches: a crash in decompose() after about a hundred runs in one process.
+  agattr(g, AGRAPH, c("newrank"), c("true"));
   // Plain splines read best; past a few hundred boxes their routing dominates dot's time, so big
   // levels (a flat program without modules) fall back to polylines.
   agattr(g, AGRAPH, c("splines"), c(in.nodes.size() > 400 ? "polyline" : "spline"));

@@ -136,6 +136,26 @@ class LayoutTest : public QObject {
     QCOMPARE(layoutToJson(*again.layout(FoldState::all(p))).dump(), layoutToJson(*all).dump());
   }
 
+  // Graphviz 2.42 keeps a one-byte visit mark across runs; with the old ranker, every ~255th
+  // component search met marks left by network simplex and crashed (about 96 runs of resnet18's
+  // levels). A studio session expands and collapses for hours, so hundreds of runs must be safe.
+  void hundredsOfDotRunsInOneProcess() {
+    const Program p = loadProgram(test::fixturePath("resnet18", ".pt2"));
+    std::string first;
+    int runs = 0;
+    for (int i = 0; i < 40; ++i) {
+      LayoutEngine engine;
+      engine.setProgram(p);
+      const auto l = engine.layout(FoldState::all(p));
+      QVERIFY(l);
+      runs += engine.dotRuns();
+      const std::string json = layoutToJson(*l).dump();
+      if (i == 0) first = json;
+      QCOMPARE(json, first);
+    }
+    QVERIFY2(runs > 600, qPrintable(QString::number(runs)));
+  }
+
   void expandingReusesCachedLevels() {
     const Program p = loadProgram(test::fixturePath("resnet18", ".pt2"));
     LayoutEngine engine;
