@@ -1,4 +1,5 @@
-// torchir-studio [FILE] [--screenshot PATH]: opens FILE, or the bundled demo without one.
+// torchir-studio [FILE] [--weights F] [--constants F] [--inputs F] [--screenshot PATH]: opens FILE, or
+// the bundled demo without one.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -14,6 +15,15 @@ namespace {
 const QCommandLineOption kScreenshotOption(
     QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window once the program is shown, then exit."),
     QStringLiteral("PATH"));
+const QCommandLineOption kWeightsOption(
+    QStringLiteral("weights"), QStringLiteral("Weights for the program (.safetensors or a torch.save state dict)."),
+    QStringLiteral("FILE"));
+const QCommandLineOption kConstantsOption(QStringLiteral("constants"),
+                                          QStringLiteral("Lifted constants for the program (.safetensors)."),
+                                          QStringLiteral("FILE"));
+const QCommandLineOption kInputsOption(
+    QStringLiteral("inputs"), QStringLiteral("Inputs to run with (.safetensors, by input name or input_<i>)."),
+    QStringLiteral("FILE"));
 
 void setUpApplication(QCommandLineParser& parser) {
   torchir::ui::applyApplicationIdentity();
@@ -24,6 +34,9 @@ void setUpApplication(QCommandLineParser& parser) {
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("Program to open (.pt2 or IR JSON); the demo program if omitted."),
                                QStringLiteral("[FILE]"));
+  parser.addOption(kWeightsOption);
+  parser.addOption(kConstantsOption);
+  parser.addOption(kInputsOption);
   parser.addOption(kScreenshotOption);
 }
 
@@ -71,12 +84,16 @@ int main(int argc, char** argv) {
   }
 
   if (!screenshotPath.isEmpty()) {
-    QObject::connect(&window, &torchir::ui::MainWindow::programShown, &window,
+    // After the first layout: a screenshot of a window without its graph says little.
+    QObject::connect(&window, &torchir::ui::MainWindow::firstViewShown, &window,
                      [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 0); });
     QObject::connect(&window, &torchir::ui::MainWindow::loadFailed, &window,
                      [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 1); });
     if (file.isEmpty()) torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);
   }
-  if (!file.isEmpty()) window.openFile(file);
+  if (!file.isEmpty()) {
+    window.open(torchir::ui::OpenRequest{file, parser.value(kWeightsOption), parser.value(kConstantsOption),
+                                         parser.value(kInputsOption)});
+  }
   return app.exec();
 }

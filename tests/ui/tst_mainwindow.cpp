@@ -4,6 +4,8 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
+#include <QUrl>
 #include <QRandomGenerator>
 #include <QSettings>
 #include <QSignalSpy>
@@ -15,6 +17,9 @@
 #include "Fixtures.h"
 #include "panels/FxTableModel.h"
 #include "session/AppIdentity.h"
+#include "graph/GraphPanel.h"
+#include "session/ExecutionActions.h"
+#include "session/SessionController.h"
 #include "windows/MainWindow.h"
 
 using torchir::ui::FxTableModel;
@@ -120,6 +125,109 @@ class TestMainWindow : public QObject {
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     QVERIFY(!recent.isEmpty());
     QCOMPARE(recent.first(), QFileInfo(mlp).absoluteFilePath());
+  }
+
+  void droppedFileOpens() {
+    MainWindow window;
+    QSignalSpy shown(&window, &MainWindow::programShown);
+    const QString mlp = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2"));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(mlp)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
+    QCOMPARE(window.currentPath(), mlp);
+
+    // Anything else is refused at the door.
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(QStringLiteral("/tmp/notes.txt"))});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QCoreApplication::sendEvent(&window, &refused);
+    QVERIFY(!refused.isAccepted());
+  }
+
+  void selectionFollowsEveryView() {
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::programShown);
+    window.openFile(torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2")));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
+    const torchir::Program& program = window.session()->program()->program;
+    const torchir::NodeId conv = *program.findNode("conv2d_1");
+    const torchir::NodeId relu = *program.findNode("relu_");
+
+    // The table picks a row: the graph and the arguments panel follow.
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    table->setCurrentIndex(table->model()->index(conv, 1));
+    QCOMPARE(window.selectedNode(), conv);
+    QCOMPARE(window.graphPanel()->selectedNode(), conv);
+    auto* schema = window.findChild<QLabel*>(QStringLiteral("schemaLabel"));
+    QVERIFY(schema);
+
+    // The graph picks a node (a click emits nodeSelected): the table follows.
+    Q_EMIT window.graphPanel()->nodeSelected(relu);
+    QCOMPARE(window.selectedNode(), relu);
+    QCOMPARE(table->currentIndex().row(), relu);
+
+    // Find (Ctrl+F), type, Enter: the first match in graph order is selected everywhere.
+    QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+    auto* find = window.findChild<QLineEdit*>(QStringLiteral("findEdit"));
+    QVERIFY(find);
+    QTRY_VERIFY(find->isVisible());
+    QTest::keyClicks(find, QStringLiteral("max_pool2d"));
+    QTest::keyClick(find, Qt::Key_Return);
+    QCOMPARE(window.selectedNode(), *program.findNode("max_pool2d"));
+    QCOMPARE(table->currentIndex().row(), *program.findNode("max_pool2d"));
+  }
+
+  void breakpointsAreRememberedPerFile() {
+    const QString mlp = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2"));
+    torchir::NodeId node = torchir::kNone;
+    {
+      MainWindow window;
+      window.openFile(mlp);
+      QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Ready, kLoadTimeoutMs);
+      const torchir::Program& program = window.session()->program()->program;
+      for (const auto& n : program.nodes)
+        if (n.opcode == torchir::Opcode::CallFunction) node = n.id;  // the last op
+      Q_EMIT window.graphPanel()->nodeSelected(node);
+      window.executionActions()->toggleBreakpoint()->trigger();  // F9
+      QVERIFY(window.session()->marks().hasBreakpoint(node));
+    }
+    MainWindow reopened;
+    reopened.openFile(mlp);
+    QTRY_COMPARE_WITH_TIMEOUT(reopened.session()->state(), torchir::ui::RunState::Ready, kLoadTimeoutMs);
+    QTRY_VERIFY(reopened.session()->marks().hasBreakpoint(node));
+
+    // Continue stops before it.
+    reopened.executionActions()->continueRun()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(reopened.session()->state(), torchir::ui::RunState::Paused, kLoadTimeoutMs);
+    QCOMPARE(reopened.session()->marks().current, node);
+  }
+
+  void irJsonRunsWithTheWeightsNextToIt() {
+    MainWindow window;
+    window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json")));
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Ready, kLoadTimeoutMs);
+    QVERIFY(window.session()->program()->program.missingData().empty());
+    window.executionActions()->continueRun()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Finished, kLoadTimeoutMs);
+  }
+
+  void metaExportAsksForItsWeights() {
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::programShown);
+    window.openFile(torchir::test::fixturePath(QStringLiteral("meta_mlp"), QStringLiteral(".pt2")));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
+    auto* banner = window.findChild<QLabel*>(QStringLiteral("loadErrorLabel"));
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral("No data for")), qPrintable(banner->text()));
+    QVERIFY2(banner->text().contains(QStringLiteral("Supply weights")), qPrintable(banner->text()));
   }
 
   void cleanupTestCase() { QSettings().clear(); }

@@ -2,26 +2,38 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMimeData>
+#include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
-#include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStatusBar>
-#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
-#include <algorithm>
 
+#include "graph/FindBar.h"
+#include "graph/GoToNodeDialog.h"
+#include "graph/GraphPanel.h"
+#include "panels/ArgumentsPanel.h"
+#include "panels/DiagnosisPanel.h"
 #include "panels/FxTableModel.h"
+#include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
+#include "session/BreakpointStore.h"
+#include "session/ExecutionActions.h"
+#include "session/ProgramFiles.h"
+#include "session/SessionController.h"
+#include "windows/FxTablePane.h"
 #include "windows/ProgramStatusText.h"
 
 namespace torchir::ui {
@@ -29,23 +41,39 @@ namespace torchir::ui {
 namespace {
 
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
+const QString kStateKey = QStringLiteral("mainWindow/state");
+const QString kSplitterKey = QStringLiteral("mainWindow/splitter");
 const QString kLastDirectoryKey = QStringLiteral("mainWindow/lastDirectory");
 const QString kAppTitle = QStringLiteral("torchir studio");
 
-// Args of wide ops (convolutions, slices) run to hundreds of characters; past this width a
-// column would push the others off screen, and the tooltip shows the rest.
-constexpr int kMaxColumnWidth = 420;
-// Fitted columns otherwise butt into each other (a long name runs into its target).
-constexpr int kColumnPadding = 16;
+bool isProgramFile(const QString& path) {
+  return path.endsWith(QStringLiteral(".pt2"), Qt::CaseInsensitive) ||
+         path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive);
+}
+
+/// The call_function node that ran last before `position` (what a step just did).
+torchir::NodeId lastExecutedBefore(const ExecutionMarks& marks, torchir::NodeId position) {
+  auto n = position == torchir::kNone ? static_cast<torchir::NodeId>(marks.executed.size()) : position;
+  for (--n; n >= 0; --n)
+    if (marks.executed[static_cast<std::size_t>(n)]) return n;
+  return torchir::kNone;
+}
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_loader(new AsyncProgramLoader(this)) {
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_loader(new AsyncProgramLoader(this)), m_session(new SessionController(this)) {
   setWindowTitle(kAppTitle);
-  createMenus();
+  setAcceptDrops(true);
+  setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks);
+  m_actions = new ExecutionActions(m_session, this);
   createCentralWidget();
+  createDocks();
+  createActions();
+  createMenus();
   createStatusBar();
-  restoreWindowGeometry();
+  connectSession();
+  restoreWindowState();
 
   connect(m_loader, &AsyncProgramLoader::started, this, &MainWindow::onLoadStarted);
   connect(m_loader, &AsyncProgramLoader::loaded, this, &MainWindow::showProgram);
@@ -54,31 +82,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_loader(new Asyn
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createMenus() {
-  QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-
-  QAction* openAction = fileMenu->addAction(tr("&Open…"), this, &MainWindow::chooseFileToOpen);
-  openAction->setShortcut(QKeySequence::Open);
-  openAction->setStatusTip(tr("Open an exported program (.pt2 or pytorch-ir JSON)"));
-
-  m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
-  // Rebuilt on show: another studio window may have changed the list in QSettings since.
-  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
-  rebuildRecentMenu();
-
-  fileMenu->addSeparator();
-  QAction* quitAction = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
-  quitAction->setShortcut(QKeySequence::Quit);
-  quitAction->setMenuRole(QAction::QuitRole);
-}
-
 void MainWindow::createCentralWidget() {
   auto* central = new QWidget(this);
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(6, 6, 6, 0);
   layout->setSpacing(4);
 
-  // Inline rather than a message box: a bad file must not interrupt whoever is reading the table.
+  // Inline rather than a message box: a bad file must not interrupt whoever is reading the graph.
   m_errorLabel = new QLabel(central);
   m_errorLabel->setObjectName(QStringLiteral("loadErrorLabel"));
   m_errorLabel->setTextFormat(Qt::RichText);
@@ -89,92 +99,255 @@ void MainWindow::createCentralWidget() {
   // Ignored: a long message must clip, not widen the window to fit itself.
   m_errorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   m_errorLabel->hide();
-  connect(m_errorLabel, &QLabel::linkActivated, m_errorLabel, &QWidget::hide);
+  connect(m_errorLabel, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == QStringLiteral("weights")) chooseWeightsFile();
+    m_errorLabel->hide();
+  });
   layout->addWidget(m_errorLabel);
 
-  auto* filterRow = new QHBoxLayout;
-  m_filterEdit = new QLineEdit(central);
-  m_filterEdit->setObjectName(QStringLiteral("filterEdit"));
-  m_filterEdit->setPlaceholderText(tr("Filter nodes (any column)"));
-  m_filterEdit->setClearButtonEnabled(true);
-  m_filterCountLabel = new QLabel(central);
-  m_filterCountLabel->setObjectName(QStringLiteral("filterCountLabel"));
-  filterRow->addWidget(m_filterEdit, 1);
-  filterRow->addWidget(m_filterCountLabel);
-  layout->addLayout(filterRow);
-
-  m_fxModel = new FxTableModel(this);
-  m_filterModel = new QSortFilterProxyModel(this);
-  m_filterModel->setSourceModel(m_fxModel);
-  m_filterModel->setFilterKeyColumn(-1);  // match any column
-  m_filterModel->setFilterCaseSensitivity(Qt::CaseInsensitive);
-
-  m_fxView = new QTableView(central);
-  m_fxView->setObjectName(QStringLiteral("fxTable"));
-  m_fxView->setModel(m_filterModel);
-  m_fxView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_fxView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_fxView->setAlternatingRowColors(true);
-  m_fxView->setShowGrid(false);
-  m_fxView->setWordWrap(false);
-  m_fxView->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-  // Names, targets and args are code; a fixed-width font keeps them as print_tabular shows them.
-  m_fxView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  m_fxView->horizontalHeader()->setFont(font());
-  m_fxView->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  m_fxView->horizontalHeader()->setHighlightSections(false);
-  m_fxView->horizontalHeader()->setStretchLastSection(true);
-  m_fxView->verticalHeader()->setDefaultSectionSize(m_fxView->fontMetrics().height() + 6);
-  m_fxView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  m_fxView->verticalHeader()->setDefaultAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  layout->addWidget(m_fxView, 1);
-
-  connect(m_filterEdit, &QLineEdit::textChanged, this, &MainWindow::applyFilter);
-  connect(m_filterModel, &QAbstractItemModel::modelReset, this, &MainWindow::updateFilterCount);
-  connect(m_filterModel, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateFilterCount);
-  connect(m_filterModel, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateFilterCount);
-  updateFilterCount();
-
+  m_splitter = new QSplitter(Qt::Horizontal, central);
+  m_splitter->setObjectName(QStringLiteral("mainSplitter"));
+  auto* graphSide = new QWidget(m_splitter);
+  auto* graphLayout = new QVBoxLayout(graphSide);
+  graphLayout->setContentsMargins(0, 0, 0, 0);
+  graphLayout->setSpacing(2);
+  m_findBar = new FindBar(graphSide);
+  m_graph = new GraphPanel(graphSide);
+  graphLayout->addWidget(m_findBar);
+  graphLayout->addWidget(m_graph, 1);
+  m_table = new FxTablePane(m_splitter);
+  m_splitter->addWidget(graphSide);
+  m_splitter->addWidget(m_table);
+  m_splitter->setStretchFactor(0, 3);
+  m_splitter->setStretchFactor(1, 2);
+  layout->addWidget(m_splitter, 1);
   setCentralWidget(central);
+
+  connect(m_graph, &GraphPanel::nodeSelected, this, [this](torchir::NodeId n) { selectNode(n, m_graph); });
+  connect(m_table, &FxTablePane::nodeSelected, this, [this](torchir::NodeId n) { selectNode(n, m_table); });
+  connect(m_findBar, &FindBar::nodeFound, this, [this](torchir::NodeId n) { selectNode(n, m_findBar); });
+  connect(m_graph, &GraphPanel::layoutStarted, this, [this] {
+    statusBar()->showMessage(tr("Laying out the graph…"));
+  });
+  connect(m_graph, &GraphPanel::layoutFinished, this, [this](int boxes, double seconds) {
+    statusBar()->showMessage(tr("Graph: %1 boxes laid out in %2 s").arg(boxes).arg(seconds, 0, 'f', 2), 4000);
+    if (m_firstViewPending && m_program) {
+      m_firstViewPending = false;
+      Q_EMIT firstViewShown(m_program->request.path);
+    }
+  });
+}
+
+void MainWindow::createDocks() {
+  m_arguments = new ArgumentsPanel(this);
+  m_tensor = new TensorViewer(this);
+  m_diagnosis = new DiagnosisPanel(this);
+
+  auto makeDock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);  // saveState() restores docks by object name
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
+  };
+  // One column at the right, so the graph and the table keep the window's full height.
+  m_argumentsDock = makeDock(tr("Arguments"), QStringLiteral("argumentsDock"), m_arguments, Qt::RightDockWidgetArea);
+  m_tensorDock = makeDock(tr("Tensor"), QStringLiteral("tensorDock"), m_tensor, Qt::RightDockWidgetArea);
+  m_diagnosisDock = makeDock(tr("Diagnosis"), QStringLiteral("diagnosisDock"), m_diagnosis, Qt::RightDockWidgetArea);
+  splitDockWidget(m_argumentsDock, m_tensorDock, Qt::Vertical);
+  tabifyDockWidget(m_tensorDock, m_diagnosisDock);
+  m_tensorDock->raise();
+
+  connect(m_arguments, &ArgumentsPanel::tensorRequested, this, [this](torchir::ValueId value, const QString& title) {
+    m_requestedTensor = value;
+    m_requestedTensorTitle = title;
+    m_tensor->setUnavailable(tr("Reading %1…").arg(title));
+    m_tensorDock->raise();
+    m_session->requestTensor(value);
+  });
+  connect(m_diagnosis, &DiagnosisPanel::nodeActivated, this, [this](torchir::NodeId n) { selectNode(n, nullptr); });
+}
+
+void MainWindow::createActions() {
+  auto* runToolBar = addToolBar(tr("Run"));
+  runToolBar->setObjectName(QStringLiteral("runToolBar"));
+  runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  runToolBar->addActions(m_actions->runActions());
+}
+
+void MainWindow::createMenus() {
+  QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+  QAction* openAction = fileMenu->addAction(tr("&Open…"), this, &MainWindow::chooseFileToOpen);
+  openAction->setShortcut(QKeySequence::Open);
+  openAction->setStatusTip(tr("Open an exported program (.pt2 or pytorch-ir JSON)"));
+  m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+  // Rebuilt on show: another studio window may have changed the list in QSettings since.
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  rebuildRecentMenu();
+  fileMenu->addAction(tr("Supply &Weights…"), this, &MainWindow::chooseWeightsFile)
+      ->setStatusTip(tr("Reopen the program with weights from a .safetensors or torch.save file"));
+  fileMenu->addSeparator();
+  m_exportSvgAction = fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
+  m_exportPngAction = fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
+  fileMenu->addSeparator();
+  QAction* quitAction = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+  quitAction->setShortcut(QKeySequence::Quit);
+  quitAction->setMenuRole(QAction::QuitRole);
+
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  QAction* find = viewMenu->addAction(tr("&Find Node…"), m_findBar, &FindBar::activate);
+  find->setShortcut(QKeySequence::Find);
+  QAction* goTo = viewMenu->addAction(tr("&Go to Node…"), this, &MainWindow::goToNode);
+  goTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+  viewMenu->addSeparator();
+  viewMenu->addAction(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), m_graph, &GraphPanel::fitToWindow);
+  viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, m_graph, &GraphPanel::zoomIn);
+  viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, m_graph, &GraphPanel::zoomOut);
+  viewMenu->addAction(tr("&Expand All Modules"), m_graph, &GraphPanel::expandAll);
+  viewMenu->addAction(tr("&Collapse All Modules"), m_graph, &GraphPanel::collapseAll);
+  viewMenu->addSeparator();
+  viewMenu->addAction(m_argumentsDock->toggleViewAction());
+  viewMenu->addAction(m_tensorDock->toggleViewAction());
+  viewMenu->addAction(m_diagnosisDock->toggleViewAction());
+
+  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  runMenu->addActions(m_actions->runActions());
+  runMenu->addSeparator();
+  runMenu->addAction(m_actions->stopOnNan());
+  runMenu->addAction(m_actions->stopOnDtype());
+  runMenu->addAction(m_actions->stopOnShape());
 }
 
 void MainWindow::createStatusBar() {
+  m_runStateLabel = new QLabel(this);
+  m_runStateLabel->setObjectName(QStringLiteral("runStateLabel"));
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName(QStringLiteral("progressBar"));
+  m_progress->setMaximumWidth(180);
+  m_progress->setTextVisible(false);
+  m_progress->hide();
   m_programInfoLabel = new QLabel(this);
   m_programInfoLabel->setObjectName(QStringLiteral("programInfoLabel"));
   // Permanent: temporary messages (loading, errors) must not hide what is on screen.
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->addPermanentWidget(m_runStateLabel);
   statusBar()->addPermanentWidget(m_programInfoLabel);
 }
 
-void MainWindow::restoreWindowGeometry() {
-  if (restoreGeometry(QSettings().value(kGeometryKey).toByteArray())) return;
-  QSize size(1280, 800);
-  if (const QScreen* screen = this->screen()) size = size.boundedTo(screen->availableSize() * 0.9);
-  resize(size);
+void MainWindow::connectSession() {
+  connect(m_session, &SessionController::marksChanged, this, &MainWindow::onMarksChanged);
+  connect(m_session, &SessionController::stateChanged, this, &MainWindow::onRunStateChanged);
+  connect(m_session, &SessionController::stopped, this,
+          [this](torchir::StopReason reason) { onStopped(static_cast<int>(reason)); });
+  connect(m_session, &SessionController::progress, this, [this](int done, int total) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+  });
+  connect(m_session, &SessionController::sessionFailed, this, [this](const QString& problem) {
+    statusBar()->showMessage(tr("Cannot run: %1").arg(problem));
+  });
+  connect(m_session, &SessionController::tensorReady, this,
+          [this](torchir::ValueId value, const torchir::TensorData& tensor) {
+            if (value == m_requestedTensor) m_tensor->setTensor(m_requestedTensorTitle, tensor);
+          });
+  connect(m_session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
+    if (value == m_requestedTensor) m_tensor->setUnavailable(why);
+  });
+}
+
+void MainWindow::restoreWindowState() {
+  QSettings settings;
+  if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
+    QSize size(1400, 860);
+    if (const QScreen* screen = this->screen()) size = size.boundedTo(screen->availableSize() * 0.9);
+    resize(size);
+  }
+  if (!restoreState(settings.value(kStateKey).toByteArray())) {
+    // First start: the dock column reads best wide. After the first show, when sizes are real.
+    QTimer::singleShot(0, this, [this] {
+      resizeDocks({m_argumentsDock}, {width() * 2 / 7}, Qt::Horizontal);
+      m_splitter->setSizes({m_splitter->width() * 11 / 20, m_splitter->width() * 9 / 20});
+      resizeDocks({m_argumentsDock, m_tensorDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
+    });
+  }
+  m_splitter->restoreState(settings.value(kSplitterKey).toByteArray());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings().setValue(kGeometryKey, saveGeometry());
+  QSettings settings;
+  settings.setValue(kGeometryKey, saveGeometry());
+  settings.setValue(kStateKey, saveState());
+  settings.setValue(kSplitterKey, m_splitter->saveState());
+  m_session->stop();
   QMainWindow::closeEvent(event);
 }
 
-void MainWindow::openFile(const QString& path) { m_loader->load(path); }
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && isProgramFile(url.toLocalFile())) {
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && isProgramFile(url.toLocalFile())) {
+      openFile(url.toLocalFile());
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::openFile(const QString& path) { open(OpenRequest{path, {}, {}, {}}); }
+
+void MainWindow::open(const OpenRequest& request) { m_loader->load(completeRequest(request)); }
 
 void MainWindow::showHint(const QString& text) { statusBar()->showMessage(text); }
 
-QString MainWindow::currentPath() const { return m_program ? m_program->path : QString(); }
+QString MainWindow::currentPath() const { return m_program ? m_program->request.path : QString(); }
 
 bool MainWindow::isLoading() const { return m_loader->isLoading(); }
 
 void MainWindow::chooseFileToOpen() {
   QSettings settings;
   QString directory = settings.value(kLastDirectoryKey).toString();
-  if (m_program) directory = QFileInfo(m_program->path).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Exported Program"), directory,
-      tr("Exported programs (*.pt2 *.json);;All files (*)"));
+  if (m_program) directory = QFileInfo(m_program->request.path).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Exported Program"), directory,
+                                                    tr("Exported programs (*.pt2 *.json);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(kLastDirectoryKey, QFileInfo(path).absolutePath());
   openFile(path);
+}
+
+void MainWindow::chooseWeightsFile() {
+  if (!m_program) return;
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Weights for %1").arg(QFileInfo(m_program->request.path).fileName()),
+      QFileInfo(m_program->request.path).absolutePath(),
+      tr("Weights (*.safetensors *.pt *.pth *.bin);;All files (*)"));
+  if (path.isEmpty()) return;
+  OpenRequest request = m_program->request;
+  request.weightsPath = path;
+  open(request);
+}
+
+void MainWindow::exportGraph(const QString& format) {
+  if (!m_program) return;
+  const QString suggested = QFileInfo(m_program->request.path).completeBaseName() + QLatin1Char('.') + format;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), suggested,
+                                                    format == QStringLiteral("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  const bool ok = format == QStringLiteral("svg") ? m_graph->exportSvg(path, &error) : m_graph->exportPng(path, &error);
+  statusBar()->showMessage(ok ? tr("Saved %1").arg(path) : tr("Could not save %1: %2").arg(path, error), 6000);
+}
+
+void MainWindow::goToNode() {
+  if (!m_program) return;
+  if (const auto node = GoToNodeDialog::ask(this, m_program->program)) selectNode(*node, nullptr);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -198,25 +371,56 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::onLoadStarted(const QString& path) {
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  m_progress->setRange(0, 0);  // busy: reading has no useful fraction to show
+  m_progress->show();
 }
 
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
+  saveBreakpoints();  // of the program being replaced
   m_program = program;
-  m_fxModel->setRows(program->fxRows);
-  sizeColumns();
+  m_selected = torchir::kNone;
+  m_progress->hide();
+  m_table->setRows(program->fxRows);
+  m_findBar->setProgram(program);
+  m_firstViewPending = true;
+  m_graph->setProgram(program);
+  m_arguments->clear();
+  m_diagnosis->clear();
+  m_tensor->clear();
+  // The new program's marks start empty: not a user's change to save over its stored breakpoints.
+  m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
+  m_restoringBreakpoints = true;
+  m_session->setProgram(program);
+  m_session->setBreakpoints(m_savedBreakpoints);
+  m_restoringBreakpoints = false;
 
-  const QFileInfo info(program->path);
+  const QFileInfo info(program->request.path);
   m_errorLabel->hide();
   statusBar()->clearMessage();
   m_programInfoLabel->setText(programStatusText(program->program));
   setWindowTitle(QStringLiteral("%1 — %2").arg(info.fileName(), kAppTitle));
   setWindowFilePath(info.absoluteFilePath());
-  m_recentFiles.add(program->path);
+  m_recentFiles.add(program->request.path);
   rebuildRecentMenu();
-  Q_EMIT programShown(program->path);
+  showMissingData(program->program);
+  Q_EMIT programShown(program->request.path);
+}
+
+void MainWindow::showMissingData(const torchir::Program& program) {
+  const auto missing = program.missingData();
+  if (missing.empty()) return;
+  QStringList names;
+  for (std::size_t i = 0; i < missing.size() && i < 4; ++i) names << QString::fromStdString(missing[i]);
+  if (missing.size() > 4) names << tr("… %1 more").arg(missing.size() - 4);
+  m_errorLabel->setText(tr("No data for %1 weight(s): %2 &nbsp;<a href=\"weights\">Supply weights…</a> &nbsp;"
+                           "<a href=\"dismiss\">Dismiss</a>")
+                            .arg(missing.size())
+                            .arg(names.join(QStringLiteral(", ")).toHtmlEscaped()));
+  m_errorLabel->show();
 }
 
 void MainWindow::showLoadError(const QString& path, const QString& problem) {
+  m_progress->hide();
   const QString fileName = QFileInfo(path).fileName();
   const QString message = tr("Could not open %1: %2").arg(fileName, problem);
   statusBar()->showMessage(message);
@@ -226,28 +430,80 @@ void MainWindow::showLoadError(const QString& path, const QString& problem) {
   Q_EMIT loadFailed(path, problem);
 }
 
-void MainWindow::applyFilter(const QString& text) {
-  m_filterModel->setFilterFixedString(text);
-  updateFilterCount();
+void MainWindow::selectNode(torchir::NodeId node, QObject* origin) {
+  if (!m_program || node < 0 || node >= static_cast<torchir::NodeId>(m_program->program.nodes.size())) return;
+  m_selected = node;
+  if (origin != m_graph) m_graph->selectNode(node);
+  if (origin != m_table) m_table->selectNode(node);
+  m_actions->setSelectedNode(node);
+  refreshArguments();
 }
 
-void MainWindow::updateFilterCount() {
-  const int shown = m_filterModel->rowCount();
-  const int total = m_fxModel->rowCount();
-  if (shown == total) {
-    m_filterCountLabel->setText(total == 1 ? tr("1 node") : tr("%1 nodes").arg(total));
-  } else {
-    m_filterCountLabel->setText(tr("%1 of %2 nodes").arg(shown).arg(total));
+void MainWindow::refreshArguments() {
+  if (!m_program || m_selected == torchir::kNone) return;
+  const torchir::Diagnosis& d = m_session->diagnosis();
+  const torchir::NodeRecord* record = m_session->record(m_selected);
+  m_arguments->showNode(m_program->program, m_selected, record, d.node == m_selected && !d.ok() ? &d : nullptr);
+  // The tensor viewer follows the selection with the node's first output, as a watch would.
+  const torchir::Node& node = m_program->program.node(m_selected);
+  if (record && !node.outputs.empty() && m_tensorDock->isVisible()) {
+    const torchir::Value& out = m_program->program.value(node.outputs.front());
+    if (out.kind == torchir::ValueKind::Tensor) {
+      m_requestedTensor = out.id;
+      m_requestedTensorTitle = QString::fromStdString(out.name);
+      m_session->requestTensor(out.id);
+    }
   }
 }
 
-void MainWindow::sizeColumns() {
-  // Once per load rather than ResizeToContents: that re-measures on every scroll and filter.
-  m_fxView->resizeColumnsToContents();
-  QHeaderView* header = m_fxView->horizontalHeader();
-  for (int column = 0; column < FxTableModel::ColumnCount - 1; ++column) {
-    header->resizeSection(column, std::min(header->sectionSize(column) + kColumnPadding, kMaxColumnWidth));
+void MainWindow::onMarksChanged() {
+  const ExecutionMarks& marks = m_session->marks();
+  m_graph->setMarks(marks);
+  m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->record(n); });
+  if (!m_restoringBreakpoints && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
+}
+
+void MainWindow::onStopped(int reasonValue) {
+  const auto reason = static_cast<torchir::StopReason>(reasonValue);
+  const ExecutionMarks& marks = m_session->marks();
+  m_progress->hide();
+  switch (reason) {
+    case torchir::StopReason::Failed:
+    case torchir::StopReason::StopCondition:
+      m_diagnosis->setDiagnosis(m_session->diagnosis());
+      m_diagnosisDock->show();
+      m_diagnosisDock->raise();
+      selectNode(m_session->diagnosis().node, nullptr);
+      break;
+    case torchir::StopReason::Breakpoint:
+      selectNode(marks.current, nullptr);
+      break;
+    default: {
+      // Show what the step just did: its arguments, as the call received them.
+      const torchir::NodeId last = lastExecutedBefore(marks, marks.current);
+      if (last != torchir::kNone) selectNode(last, nullptr);
+    }
   }
+}
+
+void MainWindow::onRunStateChanged() {
+  const RunState state = m_session->state();
+  m_runStateLabel->setText(runStateName(state));
+  if (state == RunState::Running) {
+    m_progress->setRange(0, 0);
+    m_progress->show();
+  }
+  if (state == RunState::Ready) {
+    m_diagnosis->clear();
+    refreshArguments();
+    statusBar()->showMessage(tr("Ready: %1").arg(m_session->inputsDescription()), 5000);
+  }
+}
+
+void MainWindow::saveBreakpoints() {
+  if (!m_program) return;
+  m_savedBreakpoints = m_session->marks().breakpoints;
+  BreakpointStore().save(m_program->request.path, m_program->program, m_savedBreakpoints);
 }
 
 }  // namespace torchir::ui

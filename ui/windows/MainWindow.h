@@ -1,24 +1,36 @@
 #pragma once
 #include <QMainWindow>
 #include <QString>
+#include <set>
 
+#include "program/Program.h"
 #include "session/LoadedProgram.h"
+#include "session/OpenRequest.h"
 #include "session/RecentFiles.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
-class QLineEdit;
 class QMenu;
-class QSortFilterProxyModel;
-class QTableView;
+class QProgressBar;
+class QSplitter;
 
 namespace torchir::ui {
 
+class ArgumentsPanel;
 class AsyncProgramLoader;
-class FxTableModel;
+class DiagnosisPanel;
+class ExecutionActions;
+class FindBar;
+class FxTablePane;
+class GraphPanel;
+class SessionController;
+class TensorViewer;
 
-/// The studio window: the FX table of one program, a filter over it, and File actions.
-/// Loading never blocks it; a file that fails to load leaves the shown program in place.
+/// The studio window: the graph next to the FX table, the run controls, and docks for the
+/// arguments of the selected node, tensor values and the diagnosis of a failure. Loading, layout
+/// and execution each run on their own thread; a file that fails to load leaves the shown program,
+/// and its run, in place.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -26,48 +38,92 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Starts reading `path` in the background; programShown() or loadFailed() follows.
+  /// Starts reading the program in the background; programShown() or loadFailed() follows.
   void openFile(const QString& path);
+  void open(const OpenRequest& request);
   /// Puts a note in the status bar, e.g. why no program is shown.
   void showHint(const QString& text);
 
   /// The file of the program on screen; empty before the first successful load.
   QString currentPath() const;
   bool isLoading() const;
+  torchir::NodeId selectedNode() const { return m_selected; }
+
+  SessionController* session() const { return m_session; }
+  ExecutionActions* executionActions() const { return m_actions; }
+  GraphPanel* graphPanel() const { return m_graph; }
+  FxTablePane* tablePane() const { return m_table; }
+  ArgumentsPanel* argumentsPanel() const { return m_arguments; }
+  DiagnosisPanel* diagnosisPanel() const { return m_diagnosis; }
+  TensorViewer* tensorViewer() const { return m_tensor; }
 
  Q_SIGNALS:
   void programShown(const QString& path);
   void loadFailed(const QString& path, const QString& problem);
+  /// The graph view shows the program's first layout.
+  void firstViewShown(const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
+  void createActions();
   void createMenus();
   void createCentralWidget();
+  void createDocks();
   void createStatusBar();
-  void restoreWindowGeometry();
+  void connectSession();
+  void restoreWindowState();
 
   void chooseFileToOpen();
+  void chooseWeightsFile();
+  void exportGraph(const QString& format);
+  void goToNode();
   void rebuildRecentMenu();
   void onLoadStarted(const QString& path);
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
   void showLoadError(const QString& path, const QString& problem);
-  void applyFilter(const QString& text);
-  void updateFilterCount();
-  void sizeColumns();
+  void showMissingData(const torchir::Program& program);
+
+  /// One place makes a node the selected one, so the graph, the table, the arguments panel and
+  /// the run actions never disagree.
+  void selectNode(torchir::NodeId node, QObject* origin);
+  void refreshArguments();
+  void onMarksChanged();
+  void onStopped(int reason);
+  void onRunStateChanged();
+  void saveBreakpoints();
 
   AsyncProgramLoader* m_loader = nullptr;
-  FxTableModel* m_fxModel = nullptr;
-  QSortFilterProxyModel* m_filterModel = nullptr;
-  QTableView* m_fxView = nullptr;
-  QLineEdit* m_filterEdit = nullptr;
-  QLabel* m_filterCountLabel = nullptr;
+  SessionController* m_session = nullptr;
+  ExecutionActions* m_actions = nullptr;
+  GraphPanel* m_graph = nullptr;
+  FindBar* m_findBar = nullptr;
+  FxTablePane* m_table = nullptr;
+  ArgumentsPanel* m_arguments = nullptr;
+  DiagnosisPanel* m_diagnosis = nullptr;
+  TensorViewer* m_tensor = nullptr;
+  QDockWidget* m_argumentsDock = nullptr;
+  QDockWidget* m_tensorDock = nullptr;
+  QDockWidget* m_diagnosisDock = nullptr;
+  QSplitter* m_splitter = nullptr;
   QLabel* m_errorLabel = nullptr;
   QLabel* m_programInfoLabel = nullptr;
+  QLabel* m_runStateLabel = nullptr;
+  QProgressBar* m_progress = nullptr;
   QMenu* m_recentMenu = nullptr;
+  QAction* m_exportSvgAction = nullptr;
+  QAction* m_exportPngAction = nullptr;
   RecentFiles m_recentFiles;
   LoadedProgramPtr m_program;  // what the views show; replaced only by a successful load
+  torchir::NodeId m_selected = torchir::kNone;
+  std::set<torchir::NodeId> m_savedBreakpoints;
+  torchir::ValueId m_requestedTensor = torchir::kNone;
+  QString m_requestedTensorTitle;
+  bool m_firstViewPending = false;
+  bool m_restoringBreakpoints = false;
 };
 
 }  // namespace torchir::ui

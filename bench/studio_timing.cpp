@@ -1,0 +1,95 @@
+// The studio's responsiveness, measured in its real window (run under Xvfb by studio_speed.py):
+//   studio_timing BIG.pt2 STEP.pt2 [STEPS]
+// prints one "key value" line per measurement, in milliseconds:
+//   first_view      main() entry to the big program's first graph layout on screen
+//   stall_load      the GUI thread's longest stall while the big program loads and lays out
+//   step_median/max a Step (F10) on STEP.pt2 until every panel shows it, minus the op's own time
+//   stall_run       the longest stall while STEP.pt2 runs to the end (Continue)
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTest>
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "graph/GraphPanel.h"
+#include "session/ExecutionActions.h"
+#include "session/SessionController.h"
+#include "windows/GuiStallMonitor.h"
+#include "windows/MainWindow.h"
+
+using namespace torchir::ui;
+
+namespace {
+
+bool waitFor(const std::function<bool()>& done, int timeoutMs) {
+  QElapsedTimer t;
+  t.start();
+  while (!done()) {
+    if (t.elapsed() > timeoutMs) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  }
+  return true;
+}
+
+void report(const char* key, double ms) { std::printf("%s %.1f\n", key, ms); std::fflush(stdout); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QElapsedTimer sinceMain;
+  sinceMain.start();
+  QApplication app(argc, argv);
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: studio_timing BIG.pt2 STEP.pt2 [STEPS]\n");
+    return 2;
+  }
+  const QString big = QString::fromLocal8Bit(argv[1]);
+  const QString small = QString::fromLocal8Bit(argv[2]);
+  const int steps = argc > 3 ? std::atoi(argv[3]) : 20;
+
+  MainWindow window;
+  window.resize(1500, 900);
+  window.show();
+  GuiStallMonitor stalls;
+  stalls.start();
+
+  bool firstView = false;
+  QObject::connect(&window, &MainWindow::firstViewShown, [&] { firstView = true; });
+  window.openFile(big);
+  if (!waitFor([&] { return firstView; }, 120000)) return 1;
+  QCoreApplication::processEvents();  // the paint of the first view
+  report("first_view", static_cast<double>(sinceMain.nsecsElapsed()) / 1e6);
+  waitFor([&] { return window.session()->state() == RunState::Ready; }, 120000);
+  report("stall_load", stalls.longestStallMs());
+
+  window.openFile(small);
+  if (!waitFor([&] { return window.session()->state() == RunState::Ready && window.currentPath() == small; }, 120000))
+    return 1;
+  QTest::qWait(200);
+
+  std::vector<double> overhead;
+  int stops = 0;
+  // Connected after the window's own handler: when this runs, every panel has taken the step.
+  QObject::connect(window.session(), &SessionController::stopped, [&] { ++stops; });
+  for (int i = 0; i < steps; ++i) {
+    QElapsedTimer t;
+    t.start();
+    window.executionActions()->step()->trigger();
+    waitFor([&] { return stops == i + 1; }, 60000);
+    QCoreApplication::processEvents();  // paints
+    const auto* record = window.session()->record(window.selectedNode());
+    const double opMs = record ? record->microseconds / 1000.0 : 0.0;
+    overhead.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6 - opMs);
+  }
+  std::sort(overhead.begin(), overhead.end());
+  report("step_median", overhead[overhead.size() / 2]);
+  report("step_max", overhead.back());
+
+  stalls.resetLongest();
+  window.executionActions()->continueRun()->trigger();
+  waitFor([&] { return window.session()->state() == RunState::Finished; }, 120000);
+  report("stall_run", stalls.longestStallMs());
+  return 0;
+}

@@ -1,0 +1,86 @@
+#pragma once
+// The scene's items: plain painters over the layout's geometry, with level-of-detail painting so a
+// scene of 20k boxes stays smooth when zoomed out. None of them handles mouse events: clicks are
+// the view's, so a drag that starts on a box still pans.
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QPolygonF>
+#include <QString>
+#include <QStringList>
+
+#include "layout/LayoutTypes.h"
+#include "session/ExecutionMarks.h"
+
+namespace torchir::ui {
+
+/// One layout box: op, user input/output, collapsed module, or port.
+class BoxItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 1 };
+  BoxItem(const layout::Box& box, int index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  int index() const { return m_index; }  // in Layout::boxes
+  layout::BoxKind kind() const { return m_kind; }
+  int node() const { return m_node; }
+  int module() const { return m_module; }
+  const QRectF& rect() const { return m_rect; }
+  const QStringList& lines() const { return m_lines; }
+
+  NodeStatus status() const { return m_status; }
+  bool breakpoint() const { return m_breakpoint; }
+  bool isSelectedNode() const { return m_selected; }
+  /// Each repaints only when the value changes.
+  void setStatus(NodeStatus s);
+  void setBreakpoint(bool on);
+  void setSelectedNode(bool on);
+
+ private:
+  QRectF m_rect;
+  QStringList m_lines;
+  layout::BoxKind m_kind;
+  int m_node, m_module, m_index;
+  NodeStatus m_status = NodeStatus::NotRun;
+  bool m_breakpoint = false, m_selected = false;
+};
+
+/// One dataflow edge: the layout's Bézier path and an arrowhead onto the consumer.
+class EdgeItem : public QGraphicsPathItem {
+ public:
+  enum { Type = UserType + 2 };
+  explicit EdgeItem(const layout::Edge& edge);
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  QPolygonF m_arrow;
+  QString m_label;
+  QPointF m_labelPos;
+  QRectF m_bounds;
+};
+
+/// An expanded module: a dashed rectangle around its children and its title at the top left.
+class FrameItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 3 };
+  FrameItem(const layout::Frame& frame, int index);
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  int index() const { return m_index; }  // in Layout::frames
+  int module() const { return m_module; }
+  /// The strip above the children that holds the title: where a double-click collapses the frame.
+  QRectF labelRect() const;
+
+ private:
+  QRectF m_rect;
+  QString m_label;
+  int m_module, m_index;
+};
+
+}  // namespace torchir::ui

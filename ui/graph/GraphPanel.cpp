@@ -1,0 +1,312 @@
+#include "GraphPanel.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QLabel>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+#include "graph/GraphScene.h"
+#include "graph/GraphStyle.h"
+#include "graph/GraphView.h"
+#include "graph/ProgramGraph.h"
+#include "layout/LayoutWorker.h"
+#include "layout/ViewGraph.h"
+
+namespace torchir::ui {
+
+namespace {
+constexpr double kPngMaxSide = 8000;
+constexpr double kPngMaxScale = 2;  // small graphs: twice the on-screen resolution
+}  // namespace
+
+GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
+  m_scene = new GraphScene(this);
+  m_view = new GraphView(this);
+  m_view->setScene(m_scene);
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  box->addWidget(m_view);
+
+  m_busyLabel = new QLabel(tr("Laying out\u2026"), this);
+  m_busyLabel->setObjectName(QStringLiteral("layingOutLabel"));
+  // A palette, not a style sheet: polishing a style sheet on first show costs milliseconds that
+  // setProgram would spend on the GUI thread.
+  m_busyLabel->setAutoFillBackground(true);
+  QPalette pal = m_busyLabel->palette();
+  pal.setColor(QPalette::Window, QColor(0xff, 0xf8, 0xc4));
+  pal.setColor(QPalette::WindowText, QColor(0x55, 0x4a, 0x00));
+  m_busyLabel->setPalette(pal);
+  m_busyLabel->setFrameShape(QFrame::Box);
+  m_busyLabel->setMargin(4);
+  m_busyLabel->setAttribute(Qt::WA_TransparentForMouseEvents);
+  m_busyLabel->hide();
+
+  connect(m_view, &GraphView::clicked, this, &GraphPanel::onClicked);
+  connect(m_view, &GraphView::doubleClicked, this, &GraphPanel::onDoubleClicked);
+
+  // Results arrive on the layout thread; only the newest generation is shown (onLayout checks).
+  m_worker = std::make_unique<layout::LayoutWorker>(graphstyle::textMeasure(), [this](uint64_t generation, layout::Layout l) {
+    auto shared = std::make_shared<layout::Layout>(std::move(l));
+    QMetaObject::invokeMethod(this, [this, generation, shared] { onLayout(generation, shared); }, Qt::QueuedConnection);
+  });
+}
+
+// The worker is joined first (members die before QObject's destructor), so no callback can post to
+// a destroyed panel; posted but undelivered calls die with the QObject.
+GraphPanel::~GraphPanel() = default;
+
+const layout::ViewGraph* GraphPanel::viewGraph() const { return m_graph ? m_graph->graph.get() : nullptr; }
+
+void GraphPanel::setProgram(LoadedProgramPtr program) {
+  clear();
+  if (!program) return;
+  const uint64_t generation = ++m_generation;
+  setBusy(true);
+  m_clock.start();
+  Q_EMIT layoutStarted();
+  QtConcurrent::run([program] { return ProgramGraph::build(program); })
+      .then(this, [this, generation](std::shared_ptr<const ProgramGraph> g) { onGraphBuilt(generation, std::move(g)); });
+}
+
+void GraphPanel::onGraphBuilt(uint64_t generation, std::shared_ptr<const ProgramGraph> graph) {
+  if (generation != m_generation) return;  // another program (or none) since
+  m_graph = std::move(graph);
+  m_fold = m_graph->initialFold;
+  // A node selected while the graph was being built still gets its ancestors expanded.
+  const NodeId pending = m_selected;
+  if (pending != kNone) {
+    selectNode(pending);
+    if (m_generation != generation) return;  // selectNode asked for the layout itself
+  }
+  requestLayout(m_after.kind == After::CenterNode ? m_after : After{After::Start, -1});
+}
+
+void GraphPanel::clear() {
+  ++m_generation;
+  m_graph.reset();
+  m_fold = {};
+  m_shownFold = {};
+  m_after = {};
+  m_selected = kNone;
+  m_marks = {};  // node ids of the program that goes
+  m_scene->setMarks(m_marks);
+  m_scene->setModuleStatus({});
+  m_scene->setSelectedNode(kNone);
+  m_scene->clearLayout();
+  setBusy(false);
+}
+
+void GraphPanel::requestLayout(After after) {
+  if (!m_graph) return;
+  const uint64_t generation = ++m_generation;
+  m_after = after;
+  if (!m_layingOut) {
+    m_clock.start();
+    setBusy(true);
+    Q_EMIT layoutStarted();
+  }
+  m_worker->request(m_graph->programPtr(), m_fold, generation);
+}
+
+void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& l) {
+  if (generation != m_generation) return;
+  m_scene->showLayout(*l);
+  m_shownFold = m_fold;  // the latest request is the one shown: older ones were dropped above
+  markHiddenNodes();
+  setBusy(false);
+  apply(m_after);
+  m_after = {};
+  Q_EMIT layoutFinished(m_scene->boxItemCount(), m_clock.elapsed() / 1000.0);
+}
+
+void GraphPanel::apply(After after) {
+  switch (after.kind) {
+    case After::Keep: break;
+    case After::Fit: m_view->fitToWindow(); break;
+    case After::Start: m_view->showStart(); break;
+    case After::CenterNode:
+      if (BoxItem* item = m_scene->boxForNode(boxNode(after.id))) m_view->centerOn(item);
+      break;
+    case After::CenterModule:
+      if (QGraphicsItem* item = m_scene->itemForModule(after.id)) centerOnItemTop(item->sceneBoundingRect());
+      break;
+  }
+}
+
+void GraphPanel::centerOnItemTop(const QRectF& rect) {
+  // A frame taller than the window is shown from its title down rather than from its middle.
+  const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+  QPointF c = rect.center();
+  if (rect.height() > visible.height()) c.setY(rect.top() + visible.height() / 2 - 10);
+  if (rect.width() > visible.width()) c.setX(rect.left() + visible.width() / 2 - 10);
+  m_view->centerOn(c);
+}
+
+void GraphPanel::setBusy(bool busy) {
+  m_layingOut = busy;
+  m_busyLabel->setVisible(busy);
+  if (busy) {
+    m_busyLabel->adjustSize();
+    m_busyLabel->move(width() - m_busyLabel->width() - 12, 8);
+    m_busyLabel->raise();
+  }
+}
+
+void GraphPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (m_busyLabel->isVisible()) m_busyLabel->move(width() - m_busyLabel->width() - 12, 8);
+}
+
+void GraphPanel::setMarks(const ExecutionMarks& marks) {
+  m_marks = marks;
+  m_scene->setMarks(marks);
+  markHiddenNodes();
+}
+
+int GraphPanel::collapsedContainer(NodeId node) const {
+  if (!m_graph || node < 0 || static_cast<std::size_t>(node) >= m_graph->program->program.nodes.size()) return -1;
+  const layout::ViewGraph& g = *m_graph->graph;
+  if (!g.isOpBox(node)) return -1;
+  // The outermost collapsed level on the way up is the box drawn; -1 when all are expanded.
+  int box = -1;
+  for (int level = g.drawnIn(node); level > 0; level = g.parent(level))
+    if (!m_shownFold.expanded(level)) box = level;
+  return box;
+}
+
+void GraphPanel::markHiddenNodes() {
+  std::map<int, NodeStatus> byLevel;
+  // Failed first: it wins when both hide in the same module.
+  for (NodeId n : {m_marks.failed, m_marks.current})
+    if (const int level = collapsedContainer(n); level > 0) byLevel.emplace(level, m_marks.status(n));
+  m_scene->setModuleStatus(std::move(byLevel));
+}
+
+NodeId GraphPanel::boxNode(NodeId node) const {
+  if (!m_graph || node < 0 || static_cast<std::size_t>(node) >= m_graph->program->program.nodes.size()) return node;
+  const Program& p = m_graph->program->program;
+  const Node& n = p.node(node);
+  if (layout::isGetitem(n) && !n.inputs.empty() && !n.inputs[0].values.empty()) {
+    const NodeId producer = p.value(n.inputs[0].values[0]).producer;
+    if (producer >= 0) return producer;
+  }
+  return node;
+}
+
+void GraphPanel::selectNode(NodeId node) {
+  m_selected = node;
+  const NodeId shown = boxNode(node);
+  m_scene->setSelectedNode(shown);
+  if (!m_graph) return;  // onGraphBuilt comes back here
+  const layout::ViewGraph& g = *m_graph->graph;
+  if (shown < 0 || static_cast<std::size_t>(shown) >= m_graph->program->program.nodes.size() || !g.isOpBox(shown)) return;
+  bool changed = false;
+  for (int level = g.drawnIn(shown); level > 0; level = g.parent(level))
+    if (!m_fold.expanded(level)) {
+      m_fold.setExpanded(level, true);
+      changed = true;
+    }
+  if (changed) {
+    requestLayout({After::CenterNode, node});
+  } else if (m_layingOut) {
+    m_after = {After::CenterNode, node};  // centre once the layout under way arrives
+  } else if (BoxItem* item = m_scene->boxForNode(shown)) {
+    m_view->centerOn(item);
+  }
+}
+
+void GraphPanel::setModuleExpanded(int level, bool expanded) {
+  if (!m_graph || level <= 0 || static_cast<std::size_t>(level) >= m_graph->graph->moduleCount()) return;
+  if (m_fold.expanded(level) == expanded) return;
+  m_fold.setExpanded(level, expanded);
+  requestLayout({After::CenterModule, level});
+}
+
+void GraphPanel::expandAll() {
+  if (!m_graph) return;
+  for (std::size_t m = 1; m < m_graph->graph->moduleCount(); ++m) m_fold.setExpanded(static_cast<int>(m), true);
+  requestLayout({After::Keep, -1});
+}
+
+void GraphPanel::collapseAll() {
+  if (!m_graph) return;
+  for (std::size_t m = 1; m < m_graph->graph->moduleCount(); ++m) m_fold.setExpanded(static_cast<int>(m), false);
+  requestLayout({After::Fit, -1});
+}
+
+void GraphPanel::fitToWindow() { m_view->fitToWindow(); }
+void GraphPanel::zoomIn() { m_view->zoomIn(); }
+void GraphPanel::zoomOut() { m_view->zoomOut(); }
+
+void GraphPanel::onClicked(const QPointF& scenePos) {
+  BoxItem* box = m_scene->boxAt(scenePos);
+  if (!box || box->kind() != layout::BoxKind::Op) return;
+  m_selected = box->node();
+  m_scene->setSelectedNode(box->node());
+  Q_EMIT nodeSelected(box->node());
+}
+
+void GraphPanel::onDoubleClicked(const QPointF& scenePos) {
+  if (BoxItem* box = m_scene->boxAt(scenePos)) {
+    if (box->kind() == layout::BoxKind::Module) setModuleExpanded(box->module(), true);
+    return;
+  }
+  if (FrameItem* frame = m_scene->frameLabelAt(scenePos)) setModuleExpanded(frame->module(), false);
+}
+
+bool GraphPanel::exportSvg(const QString& path, QString* error) {
+  if (m_scene->boxItemCount() == 0) {
+    if (error) *error = tr("There is no graph to export.");
+    return false;
+  }
+  const QRectF source = m_scene->sceneRect();
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(source.size().toSize());
+  svg.setViewBox(QRectF(QPointF(0, 0), source.size()));
+  svg.setTitle(m_graph ? QFileInfo(QString(m_graph->program->request.path)).fileName() : QString());
+  QPainter painter;
+  if (!painter.begin(&svg)) {
+    if (error) *error = tr("Cannot write %1.").arg(path);
+    return false;
+  }
+  m_scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+  painter.end();
+  if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0) {
+    if (error) *error = tr("Cannot write %1.").arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool GraphPanel::exportPng(const QString& path, QString* error) {
+  if (m_scene->boxItemCount() == 0) {
+    if (error) *error = tr("There is no graph to export.");
+    return false;
+  }
+  const QRectF source = m_scene->sceneRect();
+  const double scale = std::min(kPngMaxScale, kPngMaxSide / std::max({source.width(), source.height(), 1.0}));
+  const QSize size(std::max(1, qRound(source.width() * scale)), std::max(1, qRound(source.height() * scale)));
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  if (image.isNull()) {
+    if (error) *error = tr("The image (%1 x %2) is too large.").arg(size.width()).arg(size.height());
+    return false;
+  }
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    m_scene->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
+  }
+  if (!image.save(path, "PNG")) {
+    if (error) *error = tr("Cannot write %1.").arg(path);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,103 @@
+#pragma once
+// The graph view's public face: shows a program's layout, lays it out again on the layout thread
+// whenever the fold changes (the old drawing stays up and usable meanwhile), and carries the
+// execution marks and the selected node.
+#include <QElapsedTimer>
+#include <QWidget>
+#include <memory>
+
+#include "layout/FoldState.h"
+#include "layout/LayoutTypes.h"
+#include "session/ExecutionMarks.h"
+#include "session/LoadedProgram.h"
+
+class QLabel;
+
+namespace torchir::layout {
+class LayoutWorker;
+class ViewGraph;
+}  // namespace torchir::layout
+
+namespace torchir::ui {
+
+class GraphScene;
+class GraphView;
+struct ProgramGraph;
+
+class GraphPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GraphPanel(QWidget* parent = nullptr);
+  ~GraphPanel() override;
+
+  /// Shows `program` under FoldState::initial; its ViewGraph and layout are built off the GUI thread.
+  void setProgram(torchir::ui::LoadedProgramPtr program);
+  /// Drops the program, its layout, marks and selection (as setProgram does first).
+  void clear();
+  void setMarks(const ExecutionMarks& marks);
+  /// Marks the node selected; expands its collapsed ancestors (re-layout) and centres it.
+  void selectNode(torchir::NodeId node);
+  torchir::NodeId selectedNode() const { return m_selected; }
+  /// level: a ViewGraph level index (a program module, or a sibling group).
+  void setModuleExpanded(int level, bool expanded);
+  void expandAll();
+  void collapseAll();
+  void fitToWindow();
+  void zoomIn();
+  void zoomOut();
+  bool exportSvg(const QString& path, QString* error);
+  bool exportPng(const QString& path, QString* error);
+  bool isLayingOut() const { return m_layingOut; }
+  GraphView* view() const { return m_view; }
+  GraphScene* scene() const { return m_scene; }
+  /// The GUI's ViewGraph of the current program (null until built) and the fold shown or pending.
+  const layout::ViewGraph* viewGraph() const;
+  const layout::FoldState& foldState() const { return m_fold; }
+
+ Q_SIGNALS:
+  void nodeSelected(torchir::NodeId node);  // the user clicked an op box (not emitted by selectNode())
+  void layoutStarted();
+  void layoutFinished(int boxes, double seconds);  // the scene now shows the new layout
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  /// What to do with the view once a requested layout is shown.
+  struct After {
+    enum Kind { Keep, Fit, Start, CenterNode, CenterModule } kind = Keep;
+    int id = -1;
+  };
+
+  void onGraphBuilt(uint64_t generation, std::shared_ptr<const ProgramGraph> graph);
+  void requestLayout(After after);
+  void onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& layout);
+  void apply(After after);
+  void centerOnItemTop(const QRectF& rect);
+  void setBusy(bool busy);
+  void onClicked(const QPointF& scenePos);
+  void onDoubleClicked(const QPointF& scenePos);
+  /// Collapsed module boxes that hide the current or failed node take its colour.
+  void markHiddenNodes();
+  /// The collapsed module box that draws `node` under the shown fold, or -1 when it is visible.
+  int collapsedContainer(NodeId node) const;
+  /// The node whose box stands for `node`: getitems are drawn as their producer.
+  NodeId boxNode(NodeId node) const;
+
+  GraphView* m_view = nullptr;
+  GraphScene* m_scene = nullptr;
+  QLabel* m_busyLabel = nullptr;
+  std::unique_ptr<layout::LayoutWorker> m_worker;
+  std::shared_ptr<const ProgramGraph> m_graph;
+  layout::FoldState m_fold;       // the latest requested
+  layout::FoldState m_shownFold;  // the one the scene shows
+  ExecutionMarks m_marks;
+  uint64_t m_generation = 0;  // the latest request; older results are dropped
+  After m_after;
+  bool m_layingOut = false;
+  QElapsedTimer m_clock;
+  NodeId m_selected = kNone;
+};
+
+}  // namespace torchir::ui

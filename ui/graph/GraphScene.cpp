@@ -1,0 +1,150 @@
+#include "GraphScene.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace torchir::ui {
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+  // Items never move, so the BSP index stays valid and makes hit tests and exposure cheap.
+  setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  setBackgroundBrush(Qt::white);
+}
+
+void GraphScene::clearLayout() {
+  clear();
+  m_layout = {};
+  m_boxes.clear();
+  m_frames.clear();
+  m_byNode.clear();
+}
+
+void GraphScene::showLayout(const layout::Layout& l) {
+  clearLayout();
+  m_layout = l;
+  // Outer frames below inner ones: depth from the parent chain.
+  for (std::size_t i = 0; i < l.frames.size(); ++i) {
+    int depth = 0;
+    for (int p = l.frames[i].parent; p >= 0 && depth < 1000; p = l.frames[static_cast<std::size_t>(p)].parent) ++depth;
+    auto* item = new FrameItem(l.frames[i], static_cast<int>(i));
+    item->setZValue(-1000 + depth);
+    addItem(item);
+    m_frames.push_back(item);
+  }
+  for (const auto& e : l.edges) addItem(new EdgeItem(e));
+  m_boxes.reserve(l.boxes.size());
+  for (std::size_t i = 0; i < l.boxes.size(); ++i) {
+    auto* item = new BoxItem(l.boxes[i], static_cast<int>(i));
+    addItem(item);
+    m_boxes.push_back(item);
+    if (l.boxes[i].kind == layout::BoxKind::Module) {
+      const auto it = m_moduleStatus.find(l.boxes[i].module);
+      if (it != m_moduleStatus.end()) item->setStatus(it->second);
+    }
+    if (l.boxes[i].kind == layout::BoxKind::Op && l.boxes[i].node >= 0) {
+      const auto n = static_cast<std::size_t>(l.boxes[i].node);
+      if (n >= m_byNode.size()) m_byNode.resize(n + 1, nullptr);
+      m_byNode[n] = item;
+      applyMarks(item);
+    }
+  }
+  const double margin = 20;
+  setSceneRect(l.bounds.x - margin, l.bounds.y - margin, l.bounds.w + 2 * margin, l.bounds.h + 2 * margin);
+}
+
+void GraphScene::applyMarks(BoxItem* item) const {
+  item->setStatus(m_marks.status(item->node()));
+  item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
+  item->setSelectedNode(item->node() == m_selected);
+}
+
+void GraphScene::setMarks(const ExecutionMarks& marks) {
+  // Only the nodes whose mark can differ are touched: the old and new current/failed nodes, the
+  // breakpoints added or removed, and the executed flags that flipped.
+  std::vector<NodeId> touched{m_marks.current, m_marks.failed, marks.current, marks.failed};
+  std::set_symmetric_difference(m_marks.breakpoints.begin(), m_marks.breakpoints.end(), marks.breakpoints.begin(),
+                                marks.breakpoints.end(), std::back_inserter(touched));
+  const std::size_t n = std::max(m_marks.executed.size(), marks.executed.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool before = i < m_marks.executed.size() && m_marks.executed[i];
+    const bool after = i < marks.executed.size() && marks.executed[i];
+    if (before != after) touched.push_back(static_cast<NodeId>(i));
+  }
+  m_marks = marks;
+  for (NodeId node : touched)
+    if (BoxItem* item = boxForNode(node)) applyMarks(item);
+}
+
+void GraphScene::setModuleStatus(std::map<int, NodeStatus> byLevel) {
+  if (byLevel == m_moduleStatus) return;
+  m_moduleStatus = std::move(byLevel);
+  for (BoxItem* b : m_boxes) {
+    if (b->kind() != layout::BoxKind::Module) continue;
+    const auto it = m_moduleStatus.find(b->module());
+    b->setStatus(it == m_moduleStatus.end() ? NodeStatus::NotRun : it->second);
+  }
+}
+
+NodeStatus GraphScene::shownModuleStatus(int level) const {
+  for (BoxItem* b : m_boxes)
+    if (b->kind() == layout::BoxKind::Module && b->module() == level) return b->status();
+  return NodeStatus::NotRun;
+}
+
+void GraphScene::setSelectedNode(NodeId node) {
+  if (node == m_selected) return;
+  BoxItem* old = boxForNode(m_selected);
+  m_selected = node;
+  if (old) old->setSelectedNode(false);
+  if (BoxItem* item = boxForNode(node)) item->setSelectedNode(true);
+}
+
+BoxItem* GraphScene::boxForNode(NodeId node) const {
+  if (node < 0 || static_cast<std::size_t>(node) >= m_byNode.size()) return nullptr;
+  return m_byNode[static_cast<std::size_t>(node)];
+}
+
+QGraphicsItem* GraphScene::itemForModule(int level) const {
+  if (level < 0) return nullptr;
+  for (BoxItem* b : m_boxes)
+    if (b->kind() == layout::BoxKind::Module && b->module() == level) return b;
+  for (FrameItem* f : m_frames)
+    if (f->module() == level) return f;
+  return nullptr;
+}
+
+BoxItem* GraphScene::boxAt(const QPointF& scenePos) const {
+  for (QGraphicsItem* item : items(scenePos, Qt::IntersectsItemBoundingRect, Qt::DescendingOrder)) {
+    if (item->type() != BoxItem::Type) continue;
+    auto* box = static_cast<BoxItem*>(item);
+    if (box->rect().contains(scenePos)) return box;
+  }
+  return nullptr;
+}
+
+FrameItem* GraphScene::frameLabelAt(const QPointF& scenePos) const {
+  // Descending z: inner frames first.
+  for (QGraphicsItem* item : items(scenePos, Qt::IntersectsItemBoundingRect, Qt::DescendingOrder)) {
+    if (item->type() != FrameItem::Type) continue;
+    auto* frame = static_cast<FrameItem*>(item);
+    if (frame->labelRect().contains(scenePos)) return frame;
+  }
+  return nullptr;
+}
+
+NodeStatus GraphScene::shownStatus(NodeId node) const {
+  const BoxItem* item = boxForNode(node);
+  return item ? item->status() : NodeStatus::NotRun;
+}
+
+bool GraphScene::shownBreakpoint(NodeId node) const {
+  const BoxItem* item = boxForNode(node);
+  return item && item->breakpoint();
+}
+
+bool GraphScene::shownSelected(NodeId node) const {
+  const BoxItem* item = boxForNode(node);
+  return item && item->isSelectedNode();
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,62 @@
+#pragma once
+// A layout drawn as a QGraphicsScene: one item per box, edge and frame, plus the execution marks
+// on op boxes. Keeps a NodeId -> item index so marks and selection update in O(1) per node.
+#include <QGraphicsScene>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "graph/GraphItems.h"
+#include "layout/LayoutTypes.h"
+#include "program/Program.h"
+#include "session/ExecutionMarks.h"
+
+namespace torchir::ui {
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+
+  /// Replaces every item with the layout's; the marks and selection set before carry over.
+  void showLayout(const layout::Layout& layout);
+  void clearLayout();
+  const layout::Layout& shownLayout() const { return m_layout; }
+  int boxItemCount() const { return static_cast<int>(m_boxes.size()); }
+
+  /// Recolours the op boxes whose status, breakpoint or both changed since the last marks.
+  void setMarks(const ExecutionMarks& marks);
+  /// Marks collapsed module boxes (by ViewGraph level) that hide the current or failed node.
+  void setModuleStatus(std::map<int, NodeStatus> byLevel);
+  void setSelectedNode(NodeId node);
+  NodeId selectedNode() const { return m_selected; }
+
+  /// The op box drawing `node`, or null when the node is not shown as a box (folded away, getitem).
+  BoxItem* boxForNode(NodeId node) const;
+  /// The collapsed module box or expanded frame of a ViewGraph level, or null.
+  QGraphicsItem* itemForModule(int level) const;
+  /// The topmost box under a scene point, or null.
+  BoxItem* boxAt(const QPointF& scenePos) const;
+  /// The innermost expanded frame whose title strip is under the point, or null.
+  FrameItem* frameLabelAt(const QPointF& scenePos) const;
+
+  /// What the items show (read by tests and the panel).
+  NodeStatus shownStatus(NodeId node) const;
+  bool shownBreakpoint(NodeId node) const;
+  bool shownSelected(NodeId node) const;
+  NodeStatus shownModuleStatus(int level) const;
+
+ private:
+  void applyMarks(BoxItem* item) const;
+
+  layout::Layout m_layout;
+  std::vector<BoxItem*> m_boxes;          // by Layout::boxes index
+  std::vector<FrameItem*> m_frames;       // by Layout::frames index
+  std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
+  ExecutionMarks m_marks;
+  std::map<int, NodeStatus> m_moduleStatus;
+  NodeId m_selected = kNone;
+};
+
+}  // namespace torchir::ui

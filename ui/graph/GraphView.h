@@ -1,0 +1,46 @@
+#pragma once
+// The view over a GraphScene: wheel zooms around the cursor, dragging pans, clicks and
+// double-clicks are reported with their scene position (items take no mouse events, so a drag
+// that starts on a box pans too).
+#include <QGraphicsView>
+#include <QPoint>
+
+namespace torchir::ui {
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  static constexpr double kMinZoom = 0.02;  // far enough to see the shape of a 20k-box program
+  static constexpr double kMaxZoom = 4.0;
+
+  explicit GraphView(QWidget* parent = nullptr);
+
+  double zoom() const;  // current scale, 1 = one scene point per pixel
+  void setZoom(double scale);  // clamped, around the view's centre
+  void zoomIn();
+  void zoomOut();
+  /// The whole scene in the window (never magnified beyond 1:1, never below kMinZoom).
+  void fitToWindow();
+  /// A program's first view: the whole scene when it reads at that zoom (at least Middle detail),
+  /// else its top at a zoom that reads, fitting its width where it can.
+  void showStart();
+
+ Q_SIGNALS:
+  void clicked(const QPointF& scenePos);
+  void doubleClicked(const QPointF& scenePos);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+
+ private:
+  void scaleBy(double factor);
+
+  QPoint m_pressPos;
+  bool m_pressed = false;
+};
+
+}  // namespace torchir::ui

@@ -1,0 +1,13 @@
+#include "ProgramGraph.h"
+
+namespace torchir::ui {
+
+std::shared_ptr<const ProgramGraph> ProgramGraph::build(LoadedProgramPtr program) {
+  auto g = std::make_shared<ProgramGraph>();
+  g->program = std::move(program);
+  g->graph = std::make_unique<layout::ViewGraph>(g->program->program);
+  g->initialFold = layout::FoldState::initial(*g->graph);
+  return g;
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,130 @@
+#include "windows/FxTablePane.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "panels/FxTableModel.h"
+
+namespace torchir::ui {
+
+namespace {
+
+// Args of wide ops (convolutions, slices) run to hundreds of characters; past this width a
+// column would push the others off screen, and the tooltip shows the rest.
+constexpr int kMaxColumnWidth = 420;
+// Fitted columns otherwise butt into each other (a long name runs into its target).
+constexpr int kColumnPadding = 16;
+
+}  // namespace
+
+FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(4);
+
+  auto* filterRow = new QHBoxLayout;
+  m_filterEdit = new QLineEdit(this);
+  m_filterEdit->setObjectName(QStringLiteral("filterEdit"));
+  m_filterEdit->setPlaceholderText(tr("Filter nodes (any column)"));
+  m_filterEdit->setClearButtonEnabled(true);
+  m_filterCountLabel = new QLabel(this);
+  m_filterCountLabel->setObjectName(QStringLiteral("filterCountLabel"));
+  filterRow->addWidget(m_filterEdit, 1);
+  filterRow->addWidget(m_filterCountLabel);
+  layout->addLayout(filterRow);
+
+  m_model = new FxTableModel(this);
+  m_filterModel = new QSortFilterProxyModel(this);
+  m_filterModel->setSourceModel(m_model);
+  m_filterModel->setFilterKeyColumn(-1);  // match any column
+  m_filterModel->setFilterCaseSensitivity(Qt::CaseInsensitive);
+
+  m_view = new QTableView(this);
+  m_view->setObjectName(QStringLiteral("fxTable"));
+  m_view->setModel(m_filterModel);
+  m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_view->setAlternatingRowColors(true);
+  m_view->setShowGrid(false);
+  m_view->setWordWrap(false);
+  m_view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+  // Names, targets and args are code; a fixed-width font keeps them as print_tabular shows them.
+  m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_view->horizontalHeader()->setFont(font());
+  m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  m_view->horizontalHeader()->setHighlightSections(false);
+  m_view->horizontalHeader()->setStretchLastSection(true);
+  m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+  m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  m_view->verticalHeader()->setDefaultAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  layout->addWidget(m_view, 1);
+
+  connect(m_filterEdit, &QLineEdit::textChanged, this, &FxTablePane::applyFilter);
+  connect(m_filterModel, &QAbstractItemModel::modelReset, this, &FxTablePane::updateFilterCount);
+  connect(m_filterModel, &QAbstractItemModel::rowsInserted, this, &FxTablePane::updateFilterCount);
+  connect(m_filterModel, &QAbstractItemModel::rowsRemoved, this, &FxTablePane::updateFilterCount);
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &FxTablePane::onCurrentRowChanged);
+  updateFilterCount();
+}
+
+void FxTablePane::setRows(const std::vector<torchir::FxRow>& rows) {
+  m_model->setRows(rows);
+  sizeColumns();
+}
+
+void FxTablePane::selectNode(torchir::NodeId node) {
+  const QModelIndex source = m_model->index(node, 0);
+  if (!source.isValid()) return;
+  QModelIndex proxy = m_filterModel->mapFromSource(source);
+  if (!proxy.isValid()) {  // filtered out: the user asked to see this node, so show it
+    m_filterEdit->clear();
+    proxy = m_filterModel->mapFromSource(source);
+  }
+  m_selecting = true;
+  m_view->selectionModel()->setCurrentIndex(
+      proxy, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_selecting = false;
+  m_view->scrollTo(proxy, QAbstractItemView::EnsureVisible);
+}
+
+void FxTablePane::onCurrentRowChanged() {
+  if (m_selecting) return;
+  const QModelIndex source = m_filterModel->mapToSource(m_view->currentIndex());
+  if (source.isValid()) Q_EMIT nodeSelected(source.row());
+}
+
+void FxTablePane::applyFilter(const QString& text) {
+  m_filterModel->setFilterFixedString(text);
+  updateFilterCount();
+}
+
+void FxTablePane::updateFilterCount() {
+  const int shown = m_filterModel->rowCount();
+  const int total = m_model->rowCount();
+  if (shown == total) {
+    m_filterCountLabel->setText(total == 1 ? tr("1 node") : tr("%1 nodes").arg(total));
+  } else {
+    m_filterCountLabel->setText(tr("%1 of %2 nodes").arg(shown).arg(total));
+  }
+}
+
+void FxTablePane::sizeColumns() {
+  // Once per load rather than ResizeToContents: that re-measures on every scroll and filter.
+  m_view->resizeColumnsToContents();
+  QHeaderView* header = m_view->horizontalHeader();
+  for (int column = 0; column < m_model->columnCount() - 1; ++column) {
+    header->resizeSection(column, std::min(header->sectionSize(column) + kColumnPadding, kMaxColumnWidth));
+  }
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,49 @@
+#pragma once
+#include <QWidget>
+#include <vector>
+
+#include "program/FxTable.h"
+#include "program/Program.h"
+
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace torchir::ui {
+
+class FxTableModel;
+
+/// The FX table with its filter: print_tabular's columns plus the run's status, output and time.
+/// Rows are nodes in graph order, so a row number is a NodeId.
+class FxTablePane : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit FxTablePane(QWidget* parent = nullptr);
+
+  FxTableModel* model() const { return m_model; }
+  QTableView* view() const { return m_view; }
+  void setRows(const std::vector<torchir::FxRow>& rows);
+  /// Makes the node's row current and visible; clears the filter when it hides the row. Emits nothing.
+  void selectNode(torchir::NodeId node);
+
+ Q_SIGNALS:
+  /// The user made a row current (click, keys).
+  void nodeSelected(torchir::NodeId node);
+
+ private:
+  void applyFilter(const QString& text);
+  void updateFilterCount();
+  void sizeColumns();
+  void onCurrentRowChanged();
+
+  FxTableModel* m_model = nullptr;
+  QSortFilterProxyModel* m_filterModel = nullptr;
+  QTableView* m_view = nullptr;
+  QLineEdit* m_filterEdit = nullptr;
+  QLabel* m_filterCountLabel = nullptr;
+  bool m_selecting = false;  // selectNode() is moving the current row: not the user's choice
+};
+
+}  // namespace torchir::ui
