@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "StudioConfig.h"
+#include "program/AllocatorTuning.h"
 #include "session/AppIdentity.h"
 #include "windows/MainWindow.h"
 #include "windows/WindowScreenshot.h"
@@ -53,6 +54,7 @@ bool onlyPrints(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  torchir::tuneAllocatorForLargePrograms();
   if (onlyPrints(argc, argv)) {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;

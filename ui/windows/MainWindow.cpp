@@ -45,6 +45,8 @@ const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kSplitterKey = QStringLiteral("mainWindow/splitter");
 const QString kLastDirectoryKey = QStringLiteral("mainWindow/lastDirectory");
 const QString kAppTitle = QStringLiteral("torchir studio");
+// Starts the engine even if the first layout is slow to come (or never comes).
+constexpr int kSessionStartFallbackMs = 3000;
 
 bool isProgramFile(const QString& path) {
   return path.endsWith(QStringLiteral(".pt2"), Qt::CaseInsensitive) ||
@@ -133,6 +135,7 @@ void MainWindow::createCentralWidget() {
     statusBar()->showMessage(tr("Graph: %1 boxes laid out in %2 s").arg(boxes).arg(seconds, 0, 'f', 2), 4000);
     if (m_firstViewPending && m_program) {
       m_firstViewPending = false;
+      startSession();
       Q_EMIT firstViewShown(m_program->request.path);
     }
   });
@@ -389,10 +392,13 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_tensor->clear();
   // The new program's marks start empty: not a user's change to save over its stored breakpoints.
   m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
-  m_restoringBreakpoints = true;
-  m_session->setProgram(program);
-  m_session->setBreakpoints(m_savedBreakpoints);
-  m_restoringBreakpoints = false;
+  // The engine starts once the first view is on screen: loading libtorch and resolving every
+  // node's kernel take both cores for a moment, and the graph is what the user waits for.
+  m_sessionPending = true;
+  m_session->clear();
+  QTimer::singleShot(kSessionStartFallbackMs, this, [this, program] {
+    if (m_program == program) startSession();
+  });
 
   const QFileInfo info(program->request.path);
   m_errorLabel->hide();
@@ -404,6 +410,15 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   rebuildRecentMenu();
   showMissingData(program->program);
   Q_EMIT programShown(program->request.path);
+}
+
+void MainWindow::startSession() {
+  if (!m_sessionPending || !m_program) return;
+  m_sessionPending = false;
+  m_restoringBreakpoints = true;
+  m_session->setProgram(m_program);
+  m_session->setBreakpoints(m_savedBreakpoints);
+  m_restoringBreakpoints = false;
 }
 
 void MainWindow::showMissingData(const torchir::Program& program) {

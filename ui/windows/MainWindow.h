@@ -95,6 +95,7 @@ class MainWindow : public QMainWindow {
   void onStopped(int reason);
   void onRunStateChanged();
   void saveBreakpoints();
+  void startSession();
 
   AsyncProgramLoader* m_loader = nullptr;
   SessionController* m_session = nullptr;
@@ -124,6 +125,7 @@ class MainWindow : public QMainWindow {
   QString m_requestedTensorTitle;
   bool m_firstViewPending = false;
   bool m_restoringBreakpoints = false;
+  bool m_sessionPending = false;  // the shown program's engine session has not been started yet
 };
 
 }  // namespace torchir::ui
