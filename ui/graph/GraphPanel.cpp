@@ -8,8 +8,10 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <utility>
 
 #include "graph/GraphScene.h"
+#include "session/BackgroundRelease.h"
 #include "graph/GraphStyle.h"
 #include "graph/GraphView.h"
 #include "graph/ProgramGraph.h"
@@ -73,8 +75,8 @@ void GraphPanel::setProgram(LoadedProgramPtr program) {
 }
 
 void GraphPanel::onGraphBuilt(uint64_t generation, std::shared_ptr<const ProgramGraph> graph) {
-  if (generation != m_generation) return;  // another program (or none) since
-  m_graph = std::move(graph);
+  if (generation != m_generation) return releaseInBackground(std::move(graph));  // another program since
+  releaseInBackground(std::exchange(m_graph, std::move(graph)));
   m_fold = m_graph->initialFold;
   // A node selected while the graph was being built still gets its ancestors expanded.
   const NodeId pending = m_selected;
@@ -87,7 +89,7 @@ void GraphPanel::onGraphBuilt(uint64_t generation, std::shared_ptr<const Program
 
 void GraphPanel::clear() {
   ++m_generation;
-  m_graph.reset();
+  releaseInBackground(std::exchange(m_graph, nullptr));
   m_fold = {};
   m_shownFold = {};
   m_after = {};

@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <utility>
 
 #include "graph/FindBar.h"
 #include "graph/GoToNodeDialog.h"
@@ -29,6 +30,7 @@
 #include "panels/FxTableModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
+#include "session/BackgroundRelease.h"
 #include "session/BreakpointStore.h"
 #include "session/ExecutionActions.h"
 #include "session/ProgramFiles.h"
@@ -380,7 +382,7 @@ void MainWindow::onLoadStarted(const QString& path) {
 
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   saveBreakpoints();  // of the program being replaced
-  m_program = program;
+  LoadedProgramPtr previous = std::exchange(m_program, program);
   m_selected = torchir::kNone;
   m_progress->hide();
   m_table->setRows(program->fxRows);
@@ -409,6 +411,8 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_recentFiles.add(program->request.path);
   rebuildRecentMenu();
   showMissingData(program->program);
+  // Every view has let go of the previous program by now: this is the last reference here.
+  releaseInBackground(std::move(previous));
   Q_EMIT programShown(program->request.path);
 }
 
