@@ -8,6 +8,7 @@
 #include "StudioConfig.h"
 #include "program/AllocatorTuning.h"
 #include "session/AppIdentity.h"
+#include "session/SessionController.h"
 #include "windows/MainWindow.h"
 #include "windows/WindowScreenshot.h"
 
@@ -86,9 +87,19 @@ int main(int argc, char** argv) {
   }
 
   if (!screenshotPath.isEmpty()) {
-    // After the first layout: a screenshot of a window without its graph says little.
-    QObject::connect(&window, &torchir::ui::MainWindow::firstViewShown, &window,
-                     [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 0); });
+    // Once the graph is laid out and the engine has started (or could not): a window without its
+    // graph, or with its run controls still greyed out, says little.
+    bool grabbing = false;
+    auto grabWhenSettled = [&] {
+      const auto state = window.session()->state();
+      if (grabbing || !window.hasFirstView() || state == torchir::ui::RunState::Empty ||
+          state == torchir::ui::RunState::Starting)
+        return;
+      grabbing = true;
+      torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);
+    };
+    QObject::connect(&window, &torchir::ui::MainWindow::firstViewShown, &window, grabWhenSettled);
+    QObject::connect(window.session(), &torchir::ui::SessionController::stateChanged, &window, grabWhenSettled);
     QObject::connect(&window, &torchir::ui::MainWindow::loadFailed, &window,
                      [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 1); });
     if (file.isEmpty()) torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);

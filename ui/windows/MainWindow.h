@@ -48,6 +48,8 @@ class MainWindow : public QMainWindow {
   QString currentPath() const;
   bool isLoading() const;
   torchir::NodeId selectedNode() const { return m_selected; }
+  /// The shown program's graph has been laid out at least once.
+  bool hasFirstView() const { return m_program && !m_firstViewPending; }
 
   SessionController* session() const { return m_session; }
   ExecutionActions* executionActions() const { return m_actions; }
