@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 namespace torchir {
-namespace {
 
 float halfToFloat(uint16_t h) {
   const uint32_t sign = (h & 0x8000u) << 16;
@@ -29,6 +28,8 @@ float bfloat16ToFloat(uint16_t b) {
   std::memcpy(&f, &bits, 4);
   return f;
 }
+
+namespace {
 
 template <class T>
 T load(const std::byte* p) {

@@ -5,6 +5,10 @@
 
 namespace torchir {
 
+/// IEEE half and bfloat16 bit patterns widened to float, exactly.
+float halfToFloat(uint16_t bits);
+float bfloat16ToFloat(uint16_t bits);
+
 /// One element as a double (float16/bfloat16 widened exactly, integers and bools converted).
 double elementAsDouble(const TensorData& t, int64_t flatIndex);
 

@@ -2,6 +2,10 @@
 
 #include <QFile>
 #include <QJsonDocument>
+#include <QSettings>
+#include <QStandardPaths>
+
+#include "session/AppIdentity.h"
 
 namespace torchir::test {
 
@@ -15,6 +19,12 @@ QJsonArray pythonFxTable(const QString& name) {
   QFile file(fixturePath(name, QStringLiteral(".table.json")));
   if (!file.open(QIODevice::ReadOnly)) return {};
   return QJsonDocument::fromJson(file.readAll()).array();
+}
+
+void isolateSettings() {
+  QStandardPaths::setTestModeEnabled(true);  // before any QSettings is made
+  torchir::ui::applyApplicationIdentity();
+  QSettings().clear();
 }
 
 }  // namespace torchir::test

@@ -12,6 +12,9 @@ QString fixturesDir();
 QString fixturePath(const QString& name, const QString& suffix);
 /// The rows of `<name>.table.json`: Python's print_tabular cells, one object per node.
 QJsonArray pythonFxTable(const QString& name);
+/// For initTestCase(): QSettings go to a test-only file, emptied, so neither the developer's recent
+/// files, window state and breakpoints leak into a test nor the test's into them.
+void isolateSettings();
 
 }  // namespace torchir::test
 

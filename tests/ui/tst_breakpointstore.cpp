@@ -27,9 +27,7 @@ class TestBreakpointStore : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    QStandardPaths::setTestModeEnabled(true);  // before any QSettings: never the user's settings
-    torchir::ui::applyApplicationIdentity();
-    QSettings().clear();
+    torchir::test::isolateSettings();
   }
 
   void roundTripByFile() {

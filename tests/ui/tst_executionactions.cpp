@@ -48,7 +48,7 @@ class TestExecutionActions : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    QStandardPaths::setTestModeEnabled(true);
+    torchir::test::isolateSettings();
   }
 
   void namesShortcutsAndOrder() {

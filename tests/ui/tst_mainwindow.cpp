@@ -36,10 +36,7 @@ class TestMainWindow : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    // Keep the developer's recent files and window geometry out of it, both ways.
-    QStandardPaths::setTestModeEnabled(true);
-    torchir::ui::applyApplicationIdentity();
-    QSettings().clear();
+    torchir::test::isolateSettings();
   }
 
   void opensProgramAndKeepsItAfterBadFile() {

@@ -80,7 +80,7 @@ class TestSessionController : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    QStandardPaths::setTestModeEnabled(true);
+    torchir::test::isolateSettings();
   }
 
   void startsReadyWithSampleInputs() {

@@ -50,6 +50,16 @@ QMap<QString, QStringList> sectionRows(const QAbstractItemModel* model, const QS
   return rows;
 }
 
+/// Shows the window at the screenshots' size and makes it active: Xvfb has no window manager to
+/// activate it, and shortcuts only reach the active window.
+void showActive(QWidget& window) {
+  window.resize(1500, 900);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  window.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&window));
+}
+
 int columnNamed(const QAbstractItemModel* model, const QString& title) {
   for (int c = 0; c < model->columnCount(); ++c)
     if (model->headerData(c, Qt::Horizontal).toString() == title) return c;
@@ -64,19 +74,13 @@ class TestStudioEndToEnd : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    QStandardPaths::setTestModeEnabled(true);
-    torchir::ui::applyApplicationIdentity();
-    QSettings().clear();
+    torchir::test::isolateSettings();
   }
 
   void mixedPrecisionRunsToItsFailure() {
     MainWindow window;
-    window.resize(1500, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    // Xvfb has no window manager to activate it, and shortcuts only reach the active window.
-    window.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
     QSignalSpy firstView(&window, &MainWindow::firstViewShown);
     window.open({torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
                  torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")});
@@ -110,12 +114,8 @@ class TestStudioEndToEnd : public QObject {
 
   void resnet18StepsThreeNodes() {
     MainWindow window;
-    window.resize(1500, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    // Xvfb has no window manager to activate it, and shortcuts only reach the active window.
-    window.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
     window.openFile(torchir::test::fixturePath("resnet18", ".pt2"));
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
 

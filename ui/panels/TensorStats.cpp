@@ -13,24 +13,6 @@ namespace torchir::ui {
 
 namespace {
 
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1F;
-  const uint32_t mant = h & 0x3FF;
-  float f;
-  if (exp == 0) f = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) f = mant ? NAN : INFINITY;
-  else f = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -f : f;
-}
-
-float bfloat16ToFloat(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 template <class T>
 T load(const std::byte* p) {
   T v;
@@ -74,9 +56,9 @@ void visitElements(const torchir::TensorData& t, F&& f) {
   switch (t.dtype) {
     case torchir::DType::Float32: return visitTyped<float>(t, same, f);
     case torchir::DType::Float64: return visitTyped<double>(t, same, f);
-    case torchir::DType::Float16: return visitTyped<uint16_t>(t, [](uint16_t v) { return double(halfToFloat(v)); }, f);
+    case torchir::DType::Float16: return visitTyped<uint16_t>(t, [](uint16_t v) { return double(torchir::halfToFloat(v)); }, f);
     case torchir::DType::BFloat16:
-      return visitTyped<uint16_t>(t, [](uint16_t v) { return double(bfloat16ToFloat(v)); }, f);
+      return visitTyped<uint16_t>(t, [](uint16_t v) { return double(torchir::bfloat16ToFloat(v)); }, f);
     case torchir::DType::Int64: return visitTyped<int64_t>(t, same, f);
     case torchir::DType::Int32: return visitTyped<int32_t>(t, same, f);
     case torchir::DType::Int16: return visitTyped<int16_t>(t, same, f);
