@@ -153,7 +153,7 @@ class TestMainWindow : public QObject {
     QSignalSpy shown(&window, &MainWindow::programShown);
     window.openFile(torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2")));
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
-    const torchir::Program& program = window.session()->program()->program;
+    const torchir::Program& program = window.program()->program;
     const torchir::NodeId conv = *program.findNode("conv2d_1");
     const torchir::NodeId relu = *program.findNode("relu_");
 
@@ -188,7 +188,7 @@ class TestMainWindow : public QObject {
       MainWindow window;
       window.openFile(mlp);
       QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Ready, kLoadTimeoutMs);
-      const torchir::Program& program = window.session()->program()->program;
+      const torchir::Program& program = window.program()->program;
       for (const auto& n : program.nodes)
         if (n.opcode == torchir::Opcode::CallFunction) node = n.id;  // the last op
       Q_EMIT window.graphPanel()->nodeSelected(node);
@@ -210,7 +210,7 @@ class TestMainWindow : public QObject {
     MainWindow window;
     window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json")));
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Ready, kLoadTimeoutMs);
-    QVERIFY(window.session()->program()->program.missingData().empty());
+    QVERIFY(window.program()->program.missingData().empty());
     window.executionActions()->continueRun()->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Finished, kLoadTimeoutMs);
   }

@@ -124,7 +124,7 @@ class TestStudioEndToEnd : public QObject {
       QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
     }
     // conv2d, batch_norm, relu_: the third step ran relu_, and the panels show it.
-    const torchir::Program& program = window.session()->program()->program;
+    const torchir::Program& program = window.program()->program;
     const auto relu = program.findNode("relu_");
     QVERIFY(relu);
     QCOMPARE(window.selectedNode(), *relu);

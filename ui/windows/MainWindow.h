@@ -46,6 +46,8 @@ class MainWindow : public QMainWindow {
 
   /// The file of the program on screen; empty before the first successful load.
   QString currentPath() const;
+  /// The program on screen (its engine session may still be starting).
+  LoadedProgramPtr program() const { return m_program; }
   bool isLoading() const;
   torchir::NodeId selectedNode() const { return m_selected; }
   /// The shown program's graph has been laid out at least once.
