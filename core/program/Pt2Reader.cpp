@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "DeferredRelease.h"
 #include "ExportedProgramReader.h"
 #include "LenientJson.h"
 #include "LoadError.h"
@@ -63,6 +64,7 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   } catch (const json::exception&) {
     throw LoadError(archive.path(), path + " has an unexpected structure");
   }
+  releaseLater(std::make_shared<json>(std::move(cfg)));
 }
 
 /// A `torch.save` dict of FQN -> tensor held in `record` (torch 2.6-2.8 pickled weights and constants),
@@ -88,6 +90,7 @@ void readProgramJson(const Pt2Archive& archive, const std::string& record, Progr
   }
   if (!ep.is_object()) throw LoadError(archive.path(), record + " is not an ExportedProgram object");
   readExportedProgram(ep, archive.path(), program);
+  releaseLater(std::make_shared<json>(std::move(ep)));
 }
 
 /// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.

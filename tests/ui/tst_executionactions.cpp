@@ -24,7 +24,6 @@ torchir::ui::LoadedProgramPtr loadFile(const QString& path) {
   auto loaded = std::make_shared<LoadedProgram>();
   loaded->request.path = path;
   loaded->program = torchir::loadProgram(path.toStdString());
-  loaded->fxRows = torchir::fxTable(loaded->program);
   return loaded;
 }
 

@@ -187,7 +187,7 @@ class TestFxTableModel : public QObject {
   void clearEmptiesTheModel() {
     FxTableModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setRows({{"placeholder", "x", "x", "()", "{}"}});
+    model.setRows(std::vector<torchir::FxRow>{{"placeholder", "x", "x", "()", "{}"}});
     QCOMPARE(model.rowCount(), 1);
     model.clear();
     QCOMPARE(model.rowCount(), 0);

@@ -25,7 +25,6 @@ LoadedProgramPtr loadFile(const QString& path, const QString& inputsPath = {}) {
   loaded->request.path = path;
   loaded->request.inputsPath = inputsPath;
   loaded->program = torchir::loadProgram(path.toStdString());
-  loaded->fxRows = torchir::fxTable(loaded->program);
   return loaded;
 }
 

@@ -61,15 +61,11 @@ QString valueSummaryText(const torchir::ValueSummary& value) {
 
 FxTableModel::FxTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FxTableModel::setRows(const std::vector<torchir::FxRow>& rows) {
+void FxTableModel::setRows(const std::vector<torchir::FxRow>& rows) { setRows(toFxCells(rows)); }
+
+void FxTableModel::setRows(FxCells cells) {
   beginResetModel();
-  m_rows.clear();
-  m_rows.reserve(rows.size());
-  for (const torchir::FxRow& row : rows) {
-    m_rows.push_back({QString::fromStdString(row.opcode), QString::fromStdString(row.name),
-                      QString::fromStdString(row.target), QString::fromStdString(row.args),
-                      QString::fromStdString(row.kwargs)});
-  }
+  m_rows = std::move(cells);
   m_run.assign(m_rows.size(), RunState{});
   endResetModel();
 }

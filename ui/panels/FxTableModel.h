@@ -7,6 +7,7 @@
 
 #include "exec/ExecTypes.h"
 #include "program/FxTable.h"
+#include "session/FxCells.h"
 #include "session/ExecutionMarks.h"
 
 namespace torchir::ui {
@@ -27,6 +28,8 @@ class FxTableModel : public QAbstractTableModel {
 
   /// Replaces every row; views see one model reset. The run columns start empty.
   void setRows(const std::vector<torchir::FxRow>& rows);
+  /// The same, from cells converted on the loader thread.
+  void setRows(FxCells cells);
   void clear();
 
   /// Takes the run's state; emits dataChanged only for rows whose status, breakpoint or record
@@ -52,7 +55,8 @@ class FxTableModel : public QAbstractTableModel {
   QString cellText(int row, int column) const;
 
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.
-  std::vector<std::array<QString, kFxColumnCount>> m_rows;
+  FxCells m_rows;
+  static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
   std::vector<RunState> m_run;
 };
 

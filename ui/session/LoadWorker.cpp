@@ -5,6 +5,7 @@
 #include <exception>
 #include <utility>
 
+#include "program/DeferredRelease.h"
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
 
@@ -28,13 +29,15 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
   if (requestId != m_latestRequest->load()) return;
 
   const QString& path = request.path;
+  // The readers' JSON documents are freed after the program is on its way to the window.
+  const torchir::DeferredReleaseScope deferred;
   try {
     auto result = std::make_shared<LoadedProgram>();
     result->request = request;
     const torchir::LoadOptions options{QFile::encodeName(request.weightsPath).toStdString(),
                                        QFile::encodeName(request.constantsPath).toStdString()};
     result->program = torchir::loadProgram(QFile::encodeName(path).toStdString(), options);
-    result->fxRows = torchir::fxTable(result->program);
+    result->fxCells = toFxCells(torchir::fxTable(result->program));
     Q_EMIT loaded(requestId, std::move(result));
   } catch (const torchir::LoadError& e) {
     // problem() leaves out the path: the window names the program itself. A weights or constants

@@ -4,7 +4,8 @@
 #include <memory>
 #include <vector>
 
-#include "program/FxTable.h"
+#include "program/Program.h"
+#include "session/FxCells.h"
 #include "program/Program.h"
 #include "session/OpenRequest.h"
 
@@ -15,7 +16,7 @@ namespace torchir::ui {
 struct LoadedProgram {
   OpenRequest request;  // the files it was read from; request.path is the program itself
   torchir::Program program;
-  std::vector<torchir::FxRow> fxRows;
+  FxCells fxCells;
 };
 
 // Shared and const: handed across threads by signal, then read by several views.

@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 
 #include "panels/FxTableModel.h"
 
@@ -63,6 +64,9 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   m_view->horizontalHeader()->setHighlightSections(false);
   m_view->horizontalHeader()->setStretchLastSection(true);
+  // Fitting columns to every row of a 30k-node table takes the GUI thread ~40 ms; a few hundred
+  // rows give the same widths, which are capped anyway.
+  m_view->horizontalHeader()->setResizeContentsPrecision(200);
   m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
   m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   m_view->verticalHeader()->setDefaultAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -77,8 +81,8 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   updateFilterCount();
 }
 
-void FxTablePane::setRows(const std::vector<torchir::FxRow>& rows) {
-  m_model->setRows(rows);
+void FxTablePane::setRows(FxCells cells) {
+  m_model->setRows(std::move(cells));
   sizeColumns();
 }
 

@@ -2,7 +2,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "program/FxTable.h"
+#include "session/FxCells.h"
 #include "program/Program.h"
 
 class QLabel;
@@ -24,7 +24,7 @@ class FxTablePane : public QWidget {
 
   FxTableModel* model() const { return m_model; }
   QTableView* view() const { return m_view; }
-  void setRows(const std::vector<torchir::FxRow>& rows);
+  void setRows(FxCells cells);
   /// Makes the node's row current and visible; clears the filter when it hides the row. Emits nothing.
   void selectNode(torchir::NodeId node);
 

@@ -385,7 +385,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   LoadedProgramPtr previous = std::exchange(m_program, program);
   m_selected = torchir::kNone;
   m_progress->hide();
-  m_table->setRows(program->fxRows);
+  m_table->setRows(program->fxCells);
   m_findBar->setProgram(program);
   m_firstViewPending = true;
   m_graph->setProgram(program);
