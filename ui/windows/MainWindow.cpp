@@ -18,6 +18,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
+#include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <utility>
@@ -174,6 +175,12 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createActions() {
+  // Right-click on a row selects it (the view moves the current row first), then offers what
+  // applies to one node.
+  QTableView* table = m_table->view();
+  table->setContextMenuPolicy(Qt::ActionsContextMenu);
+  table->addAction(m_actions->runToSelected());
+  table->addAction(m_actions->toggleBreakpoint());
   auto* runToolBar = addToolBar(tr("Run"));
   runToolBar->setObjectName(QStringLiteral("runToolBar"));
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
