@@ -116,13 +116,17 @@ void GraphPanel::requestLayout(After after) {
 
 void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& l) {
   if (generation != m_generation) return;
-  m_scene->showLayout(*l);
-  m_shownFold = m_fold;  // the latest request is the one shown: older ones were dropped above
-  markHiddenNodes();
-  setBusy(false);
-  apply(m_after);
-  m_after = {};
-  Q_EMIT layoutFinished(m_scene->boxItemCount(), m_clock.elapsed() / 1000.0);
+  // Gradually: 24k items take a few hundred ms to make, more than the window may freeze. A small
+  // layout is in after the first slice, before this returns.
+  m_scene->showLayoutGradually(l, [this, generation] {
+    if (generation != m_generation) return;  // a newer layout is coming
+    m_shownFold = m_fold;  // the latest request is the one shown: older ones were dropped above
+    markHiddenNodes();
+    setBusy(false);
+    apply(m_after);
+    m_after = {};
+    Q_EMIT layoutFinished(m_scene->boxItemCount(), m_clock.elapsed() / 1000.0);
+  });
 }
 
 void GraphPanel::apply(After after) {

@@ -1,29 +1,72 @@
 #include "GraphScene.h"
 
+#include <QTimer>
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace torchir::ui {
 
-GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+GraphScene::GraphScene(QObject* parent)
+    : QGraphicsScene(parent), m_layout(std::make_shared<const layout::Layout>()) {
   // Items never move, so the BSP index stays valid and makes hit tests and exposure cheap.
   setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   setBackgroundBrush(Qt::white);
 }
 
+namespace {
+
+// GUI time per slice of a gradual build: well under a frame, so the window keeps painting.
+constexpr qint64 kSliceNs = 12'000'000;
+
+}  // namespace
+
 void GraphScene::clearLayout() {
+  ++m_build;
   clear();
-  m_layout = {};
+  m_layout = std::make_shared<const layout::Layout>();
   m_boxes.clear();
   m_frames.clear();
   m_byNode.clear();
+  m_nextFrame = m_nextEdge = m_nextBox = 0;
+}
+
+void GraphScene::beginLayout(std::shared_ptr<const layout::Layout> l) {
+  clearLayout();
+  m_layout = std::move(l);
+  m_boxes.reserve(m_layout->boxes.size());
+  const double margin = 20;
+  const auto& b = m_layout->bounds;
+  setSceneRect(b.x - margin, b.y - margin, b.w + 2 * margin, b.h + 2 * margin);
 }
 
 void GraphScene::showLayout(const layout::Layout& l) {
-  clearLayout();
-  m_layout = l;
+  beginLayout(std::make_shared<const layout::Layout>(l));
+  addItems(std::numeric_limits<qint64>::max());
+}
+
+void GraphScene::showLayoutGradually(std::shared_ptr<const layout::Layout> l, std::function<void()> done) {
+  beginLayout(std::move(l));
+  buildSlice(m_build, std::make_shared<std::function<void()>>(std::move(done)));
+}
+
+void GraphScene::buildSlice(uint64_t build, std::shared_ptr<std::function<void()>> done) {
+  if (build != m_build) return;  // replaced or cleared meanwhile
+  m_clock.start();
+  if (addItems(kSliceNs)) {
+    (*done)();
+    return;
+  }
+  QTimer::singleShot(0, this, [this, build, done] { buildSlice(build, done); });
+}
+
+bool GraphScene::addItems(qint64 deadlineNs) {
+  const layout::Layout& l = *m_layout;
+  auto late = [&] { return m_clock.isValid() && m_clock.nsecsElapsed() > deadlineNs; };
   // Outer frames below inner ones: depth from the parent chain.
-  for (std::size_t i = 0; i < l.frames.size(); ++i) {
+  for (; m_nextFrame < l.frames.size(); ++m_nextFrame) {
+    if (late()) return false;
+    const std::size_t i = m_nextFrame;
     int depth = 0;
     for (int p = l.frames[i].parent; p >= 0 && depth < 1000; p = l.frames[static_cast<std::size_t>(p)].parent) ++depth;
     auto* item = new FrameItem(l.frames[i], static_cast<int>(i));
@@ -31,9 +74,13 @@ void GraphScene::showLayout(const layout::Layout& l) {
     addItem(item);
     m_frames.push_back(item);
   }
-  for (const auto& e : l.edges) addItem(new EdgeItem(e));
-  m_boxes.reserve(l.boxes.size());
-  for (std::size_t i = 0; i < l.boxes.size(); ++i) {
+  for (; m_nextEdge < l.edges.size(); ++m_nextEdge) {
+    if (late()) return false;
+    addItem(new EdgeItem(l.edges[m_nextEdge]));
+  }
+  for (; m_nextBox < l.boxes.size(); ++m_nextBox) {
+    if (late()) return false;
+    const std::size_t i = m_nextBox;
     auto* item = new BoxItem(l.boxes[i], static_cast<int>(i));
     addItem(item);
     m_boxes.push_back(item);
@@ -48,8 +95,7 @@ void GraphScene::showLayout(const layout::Layout& l) {
       applyMarks(item);
     }
   }
-  const double margin = 20;
-  setSceneRect(l.bounds.x - margin, l.bounds.y - margin, l.bounds.w + 2 * margin, l.bounds.h + 2 * margin);
+  return true;
 }
 
 void GraphScene::applyMarks(BoxItem* item) const {

@@ -1,7 +1,10 @@
 #pragma once
 // A layout drawn as a QGraphicsScene: one item per box, edge and frame, plus the execution marks
 // on op boxes. Keeps a NodeId -> item index so marks and selection update in O(1) per node.
+#include <QElapsedTimer>
 #include <QGraphicsScene>
+#include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <vector>
@@ -21,8 +24,11 @@ class GraphScene : public QGraphicsScene {
 
   /// Replaces every item with the layout's; the marks and selection set before carry over.
   void showLayout(const layout::Layout& layout);
+  /// The same, building the items in slices of a few milliseconds of GUI time, so a 24k-box scene
+  /// never freezes the window; `done` runs once every item is in. A later show or clear abandons it.
+  void showLayoutGradually(std::shared_ptr<const layout::Layout> layout, std::function<void()> done);
   void clearLayout();
-  const layout::Layout& shownLayout() const { return m_layout; }
+  const layout::Layout& shownLayout() const { return *m_layout; }
   int boxItemCount() const { return static_cast<int>(m_boxes.size()); }
 
   /// Recolours the op boxes whose status, breakpoint or both changed since the last marks.
@@ -49,8 +55,15 @@ class GraphScene : public QGraphicsScene {
 
  private:
   void applyMarks(BoxItem* item) const;
+  void beginLayout(std::shared_ptr<const layout::Layout> layout);
+  /// Adds items from where the last call stopped until `deadlineNs` of m_clock; true when all are in.
+  bool addItems(qint64 deadlineNs);
+  void buildSlice(uint64_t build, std::shared_ptr<std::function<void()>> done);
 
-  layout::Layout m_layout;
+  std::shared_ptr<const layout::Layout> m_layout;
+  std::size_t m_nextFrame = 0, m_nextEdge = 0, m_nextBox = 0;  // building progress
+  uint64_t m_build = 0;                                         // bumped by every show and clear
+  QElapsedTimer m_clock;
   std::vector<BoxItem*> m_boxes;          // by Layout::boxes index
   std::vector<FrameItem*> m_frames;       // by Layout::frames index
   std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
