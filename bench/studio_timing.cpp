@@ -7,6 +7,7 @@
 //   stall_load      the GUI thread's longest stall while the big program loads and lays out
 //   expand_all      Expand All on the big program until its 24k-box scene is painted
 //   stall_expand_all the longest stall meanwhile
+//   collapse_all, stall_collapse_all  the same for Collapse All from there
 //   step_median/max a Step (F10) on STEP.pt2 until every panel shows it, minus the op's own time
 //   stall_run       the longest stall while STEP.pt2 runs to the end (Continue)
 #include <QApplication>
@@ -95,6 +96,14 @@ int main(int argc, char** argv) {
     QCoreApplication::processEvents();  // its paint
     report("expand_all", static_cast<double>(t.nsecsElapsed()) / 1e6);
     report("stall_expand_all", stalls.longestStallMs());
+    stalls.resetLongest();
+    laidOut = false;
+    t.restart();
+    window.graphPanel()->collapseAll();
+    waitFor([&] { return laidOut; }, 120000);
+    QCoreApplication::processEvents();
+    report("collapse_all", static_cast<double>(t.nsecsElapsed()) / 1e6);
+    report("stall_collapse_all", stalls.longestStallMs());
     QObject::disconnect(connection);
   }
 

@@ -23,7 +23,11 @@ constexpr qint64 kSliceNs = 12'000'000;
 
 void GraphScene::clearLayout() {
   ++m_build;
+  // Without the BSP index, deleting 50k items skips 50k index removals (~10% of Collapse All's
+  // 0.1 s on 20k nodes). Taking them out one by one to delete later was slower still.
+  setItemIndexMethod(QGraphicsScene::NoIndex);
   clear();
+  setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   m_layout = std::make_shared<const layout::Layout>();
   m_boxes.clear();
   m_frames.clear();
