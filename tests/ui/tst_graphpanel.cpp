@@ -1,5 +1,6 @@
 // GraphPanel over a real program (resnet18): the scene is the layout engine's drawing, clicks
 // select, selection unfolds, marks recolour, and both exports write what they claim.
+#include <QContextMenuEvent>
 #include <QGraphicsView>
 #include <QImage>
 #include <QLabel>
@@ -132,6 +133,26 @@ class TestGraphPanel : public QObject {
     QVERIFY(panel.view()->viewport()->rect().contains(
         viewportPoint(panel, QPointF(input->rect.x + input->rect.w / 2, input->rect.y + input->rect.h / 2))));
     QVERIFY(panel.view()->sceneRect().contains(QRectF(expected->bounds.x, expected->bounds.y, expected->bounds.w, expected->bounds.h)));
+  }
+
+  void rightClickSelectsAndAsksForTheNodeMenu() {
+    GraphPanel* panel = m_panel.get();
+    panel->view()->setZoom(1.0);
+    BoxItem* target = nullptr;
+    for (QGraphicsItem* item : panel->scene()->items(Qt::AscendingOrder))
+      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
+        target = static_cast<BoxItem*>(item);
+    QVERIFY(target);
+    panel->view()->centerOn(target);
+    QSignalSpy selected(panel, &GraphPanel::nodeSelected);
+    QSignalSpy menu(panel, &GraphPanel::nodeContextMenuRequested);
+    const QPoint at = viewportPoint(*panel, target->rect().center());
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at, panel->view()->viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(panel->view()->viewport(), &event);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(menu.count(), 1);
+    QCOMPARE(menu.at(0).at(0).value<NodeId>(), static_cast<NodeId>(target->node()));
+    QCOMPARE(panel->selectedNode(), static_cast<NodeId>(target->node()));
   }
 
   void clickSelectsOpBox() {

@@ -49,6 +49,11 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
 
   connect(m_view, &GraphView::clicked, this, &GraphPanel::onClicked);
   connect(m_view, &GraphView::doubleClicked, this, &GraphPanel::onDoubleClicked);
+  connect(m_view, &GraphView::contextMenuRequested, this, [this](const QPointF& scenePos, const QPoint& globalPos) {
+    onClicked(scenePos);
+    BoxItem* box = m_scene->boxAt(scenePos);
+    if (box && box->kind() == layout::BoxKind::Op) Q_EMIT nodeContextMenuRequested(box->node(), globalPos);
+  });
 
   // Results arrive on the layout thread; only the newest generation is shown (onLayout checks).
   m_worker = std::make_unique<layout::LayoutWorker>(graphstyle::textMeasure(), [this](uint64_t generation, layout::Layout l) {

@@ -57,6 +57,8 @@ class GraphPanel : public QWidget {
 
  Q_SIGNALS:
   void nodeSelected(torchir::NodeId node);  // the user clicked an op box (not emitted by selectNode())
+  /// A right-click on an op box, which is selected first (nodeSelected): the window offers its menu.
+  void nodeContextMenuRequested(torchir::NodeId node, const QPoint& globalPos);
   void layoutStarted();
   void layoutFinished(int boxes, double seconds);  // the scene now shows the new layout
 

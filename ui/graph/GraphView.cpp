@@ -1,5 +1,6 @@
 #include "GraphView.h"
 
+#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -120,6 +121,11 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  Q_EMIT contextMenuRequested(mapToScene(event->pos()), event->globalPos());
+  event->accept();
 }
 
 }  // namespace torchir::ui

@@ -29,12 +29,14 @@ class GraphView : public QGraphicsView {
  Q_SIGNALS:
   void clicked(const QPointF& scenePos);
   void doubleClicked(const QPointF& scenePos);
+  void contextMenuRequested(const QPointF& scenePos, const QPoint& globalPos);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
  private:
   void scaleBy(double factor);

@@ -129,6 +129,9 @@ void MainWindow::createCentralWidget() {
   setCentralWidget(central);
 
   connect(m_graph, &GraphPanel::nodeSelected, this, [this](torchir::NodeId n) { selectNode(n, m_graph); });
+  connect(m_graph, &GraphPanel::nodeContextMenuRequested, this, [this](torchir::NodeId, const QPoint& globalPos) {
+    m_nodeMenu->popup(globalPos);  // the node is already selected: the actions apply to it
+  });
   connect(m_table, &FxTablePane::nodeSelected, this, [this](torchir::NodeId n) { selectNode(n, m_table); });
   connect(m_findBar, &FindBar::nodeFound, this, [this](torchir::NodeId n) { selectNode(n, m_findBar); });
   connect(m_graph, &GraphPanel::layoutStarted, this, [this] {
@@ -181,6 +184,9 @@ void MainWindow::createActions() {
   table->setContextMenuPolicy(Qt::ActionsContextMenu);
   table->addAction(m_actions->runToSelected());
   table->addAction(m_actions->toggleBreakpoint());
+  m_nodeMenu = new QMenu(this);
+  m_nodeMenu->addAction(m_actions->runToSelected());
+  m_nodeMenu->addAction(m_actions->toggleBreakpoint());
   auto* runToolBar = addToolBar(tr("Run"));
   runToolBar->setObjectName(QStringLiteral("runToolBar"));
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);

@@ -119,6 +119,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_runStateLabel = nullptr;
   QProgressBar* m_progress = nullptr;
   QMenu* m_recentMenu = nullptr;
+  QMenu* m_nodeMenu = nullptr;  // right-click on a graph node
   QAction* m_exportSvgAction = nullptr;
   QAction* m_exportPngAction = nullptr;
   RecentFiles m_recentFiles;
