@@ -5,6 +5,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include "program/ProgramLoader.h"
 #include "session/AppIdentity.h"
 
 namespace torchir::test {
@@ -19,6 +20,18 @@ QJsonArray pythonFxTable(const QString& name) {
   QFile file(fixturePath(name, QStringLiteral(".table.json")));
   if (!file.open(QIODevice::ReadOnly)) return {};
   return QJsonDocument::fromJson(file.readAll()).array();
+}
+
+torchir::ui::LoadedProgramPtr loadedProgram(const QString& path, const QString& inputsPath) {
+  auto loaded = std::make_shared<torchir::ui::LoadedProgram>();
+  loaded->request.path = path;
+  loaded->request.inputsPath = inputsPath;
+  loaded->program = torchir::loadProgram(path.toStdString());
+  return loaded;
+}
+
+torchir::ui::LoadedProgramPtr loadedFixture(const QString& name, const QString& inputsPath) {
+  return loadedProgram(fixturePath(name, QStringLiteral(".pt2")), inputsPath);
 }
 
 void isolateSettings() {

@@ -4,6 +4,8 @@
 #include <QString>
 #include <QTest>
 
+#include "session/LoadedProgram.h"
+
 namespace torchir::test {
 
 /// The fixture directory named by $TORCHIR_FIXTURES; empty when the variable is unset.
@@ -15,6 +17,9 @@ QJsonArray pythonFxTable(const QString& name);
 /// For initTestCase(): QSettings go to a test-only file, emptied, so neither the developer's recent
 /// files, window state and breakpoints leak into a test nor the test's into them.
 void isolateSettings();
+/// A program read the way the studio's loader reads it (without the FX cells), for views under test.
+torchir::ui::LoadedProgramPtr loadedProgram(const QString& path, const QString& inputsPath = {});
+torchir::ui::LoadedProgramPtr loadedFixture(const QString& name, const QString& inputsPath = {});
 
 }  // namespace torchir::test
 

@@ -20,16 +20,7 @@ namespace {
 
 constexpr int kTimeoutMs = 60000;
 
-torchir::ui::LoadedProgramPtr loadFile(const QString& path) {
-  auto loaded = std::make_shared<LoadedProgram>();
-  loaded->request.path = path;
-  loaded->program = torchir::loadProgram(path.toStdString());
-  return loaded;
-}
-
-torchir::ui::LoadedProgramPtr loadFixture(const char* name) {
-  return loadFile(torchir::test::fixturePath(QLatin1String(name), QStringLiteral(".pt2")));
-}
+torchir::ui::LoadedProgramPtr loadFixture(const char* name) { return torchir::test::loadedFixture(QLatin1String(name)); }
 
 /// The enabled commands, in a fixed order, as a string QCOMPARE prints readably.
 QString enabledSet(const ExecutionActions& a) {

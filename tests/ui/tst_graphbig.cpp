@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include "Fixtures.h"
 #include "graph/GraphPanel.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphStyle.h"
@@ -26,11 +27,8 @@ class TestGraphBig : public QObject {
     const QString path = qEnvironmentVariable("TORCHIR_BENCH") + QStringLiteral("/transformer_770.pt2");
     QVERIFY2(QFileInfo::exists(path),
              qPrintable(QStringLiteral("%1 not found: scripts/configure.sh writes it (TORCHIR_BENCH)").arg(path)));
-    auto loaded = std::make_shared<torchir::ui::LoadedProgram>();
-    loaded->request.path = path;
-    loaded->program = torchir::loadProgram(path.toStdString());
-    QVERIFY(loaded->program.nodes.size() > 15000);
-    m_program = loaded;
+    m_program = torchir::test::loadedProgram(path);
+    QVERIFY(m_program->program.nodes.size() > 15000);
   }
 
   void viewGraphCostJustifiesTheThread() {

@@ -71,10 +71,7 @@ class TestGraphPanel : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    auto loaded = std::make_shared<torchir::ui::LoadedProgram>();
-    loaded->request.path = torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2"));
-    loaded->program = torchir::loadProgram(loaded->request.path.toStdString());
-    m_program = loaded;
+    m_program = torchir::test::loadedFixture(QStringLiteral("resnet18"));
     m_panel = std::make_unique<GraphPanel>();
     m_panel->resize(900, 700);
     m_panel->show();

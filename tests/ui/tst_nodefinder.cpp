@@ -46,10 +46,7 @@ class TestNodeFinder : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
-    auto loaded = std::make_shared<torchir::ui::LoadedProgram>();
-    loaded->request.path = torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2"));
-    loaded->program = torchir::loadProgram(loaded->request.path.toStdString());
-    m_resnet = loaded;
+    m_resnet = torchir::test::loadedFixture(QStringLiteral("resnet18"));
   }
 
   void countsMatchAPlainCount_data() {

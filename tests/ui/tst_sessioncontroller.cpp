@@ -21,15 +21,11 @@ namespace {
 constexpr int kTimeoutMs = 60000;
 
 LoadedProgramPtr loadFile(const QString& path, const QString& inputsPath = {}) {
-  auto loaded = std::make_shared<LoadedProgram>();
-  loaded->request.path = path;
-  loaded->request.inputsPath = inputsPath;
-  loaded->program = torchir::loadProgram(path.toStdString());
-  return loaded;
+  return torchir::test::loadedProgram(path, inputsPath);
 }
 
 LoadedProgramPtr loadFixture(const char* name, const QString& inputsPath = {}) {
-  return loadFile(torchir::test::fixturePath(QLatin1String(name), QStringLiteral(".pt2")), inputsPath);
+  return torchir::test::loadedFixture(QLatin1String(name), inputsPath);
 }
 
 torchir::NodeId nodeId(const SessionController& c, const char* name) {

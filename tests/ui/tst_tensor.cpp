@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <optional>
 #include <cmath>
 #include <cstring>
 
@@ -81,6 +82,16 @@ torchir::Program load(const char* name) {
   return torchir::loadProgram(torchir::test::fixturePath(QLatin1String(name), QStringLiteral(".pt2")).toStdString());
 }
 
+/// resnet18's first convolution's output, from a real engine run (a strided 4-D float32 tensor).
+std::optional<torchir::TensorData> firstConvOutput() {
+  const torchir::Program program = load("resnet18");
+  auto session = torchir::atenBackend().createSession(program);
+  if (!session->setInputs(program.sampleInputs).ok()) return std::nullopt;
+  const torchir::NodeId conv = session->position();
+  if (session->step().reason != torchir::StopReason::Stepped) return std::nullopt;
+  return session->tensor(program.node(conv).outputs.at(0));
+}
+
 }  // namespace
 
 class TestTensor : public QObject {
@@ -121,12 +132,7 @@ class TestTensor : public QObject {
   }
 
   void statsOfARealActivationMatchElementAsDouble() {
-    const torchir::Program program = load("resnet18");
-    auto session = torchir::atenBackend().createSession(program);
-    QVERIFY(session->setInputs(program.sampleInputs).ok());
-    const torchir::NodeId conv = session->position();
-    QCOMPARE(session->step().reason, torchir::StopReason::Stepped);
-    const auto tensor = session->tensor(program.node(conv).outputs.at(0));
+    const auto tensor = firstConvOutput();
     QVERIFY(tensor);
     const auto s = torchir::ui::computeTensorStats(*tensor);
     double lo = INFINITY, hi = -INFINITY, sum = 0;
@@ -212,12 +218,7 @@ class TestTensor : public QObject {
   }
 
   void sliceOfARealActivation() {
-    const torchir::Program program = load("resnet18");
-    auto session = torchir::atenBackend().createSession(program);
-    QVERIFY(session->setInputs(program.sampleInputs).ok());
-    const torchir::NodeId conv = session->position();
-    QCOMPARE(session->step().reason, torchir::StopReason::Stepped);
-    const auto tensor = session->tensor(program.node(conv).outputs.at(0));
+    const auto tensor = firstConvOutput();
     QVERIFY(tensor);
     TensorSliceModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
