@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
     const auto* record = window.session()->record(window.selectedNode());
     const double opMs = record ? record->microseconds / 1000.0 : 0.0;
     overhead.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6 - opMs);
+    // STEP_TRACE=1 prints every step, to see which nodes cost most.
+    if (qEnvironmentVariableIsSet("STEP_TRACE"))
+      std::fprintf(stderr, "step %d node %d: %.1f ms (op %.2f ms)\n", i, window.selectedNode(), overhead.back(), opMs);
   }
   std::sort(overhead.begin(), overhead.end());
   report("step_median", overhead[overhead.size() / 2]);

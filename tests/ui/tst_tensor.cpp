@@ -197,6 +197,28 @@ class TestTensor : public QObject {
     QCOMPARE(model.headerData(3, Qt::Horizontal).toInt(), 3);
   }
 
+  void aTensorOfTheSameShapeKeepsTheSlice() {
+    std::vector<float> a(2 * 3 * 4), b(2 * 3 * 4);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = float(i);
+      b[i] = float(100 + i);
+    }
+    TensorSliceModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setTensor(owning(DType::Float32, {2, 3, 4}, a));
+    model.setAxes(0, 2);  // rows: dim 0, columns: dim 2, dim 1 at an index
+    model.setIndex(1, 2);
+    model.setTensor(owning(DType::Float32, {2, 3, 4}, b));  // the next step's output, same shape
+    QCOMPARE(model.rowDim(), 0);
+    QCOMPARE(model.colDim(), 2);
+    QCOMPARE(model.indexOf(1), int64_t(2));
+    QCOMPARE(model.value(1, 3), 100.0 + 1 * 12 + 2 * 4 + 3);  // b[1][2][3]
+    model.setTensor(owning(DType::Float32, {4, 6}, a));  // another shape starts over
+    QCOMPARE(model.rowDim(), 0);
+    QCOMPARE(model.colDim(), 1);
+    QCOMPARE(model.rowCount(), 4);
+  }
+
   void lowRankTensorsAreOneRowAndFormattedLikeTorch() {
     TensorSliceModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -26,13 +26,17 @@ bool isIntegral(torchir::DType t) {
 TensorSliceModel::TensorSliceModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void TensorSliceModel::setTensor(const torchir::TensorData& tensor) {
+  // Same shape: keep the chosen axes and indices, so stepping through layers watches one slice.
+  const bool sameShape = !m_tensor.sizes.empty() && tensor.sizes == m_tensor.sizes;
   beginResetModel();
   m_tensor = tensor;
-  const int rank = static_cast<int>(tensor.sizes.size());
-  m_rowDim = rank >= 2 ? rank - 2 : -1;
-  m_colDim = rank >= 1 ? rank - 1 : -1;
-  m_index.assign(static_cast<std::size_t>(rank), 0);
-  m_rowMajor = torchir::TensorData::contiguousStrides(tensor.sizes);
+  if (!sameShape) {
+    const int rank = static_cast<int>(tensor.sizes.size());
+    m_rowDim = rank >= 2 ? rank - 2 : -1;
+    m_colDim = rank >= 1 ? rank - 1 : -1;
+    m_index.assign(static_cast<std::size_t>(rank), 0);
+    m_rowMajor = torchir::TensorData::contiguousStrides(tensor.sizes);
+  }
   endResetModel();
 }
 

@@ -120,6 +120,9 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
 }
 
 void TensorViewer::setTensor(const QString& title, const torchir::TensorData& tensor) {
+  // The same shape keeps the slice and its selector widgets: rebuilding them was most of what a
+  // step cost this panel.
+  const bool sameShape = m_hasTensor && m_slice->tensor().sizes == tensor.sizes;
   ++m_generation;
   m_titleText = title;
   m_hasTensor = true;
@@ -133,7 +136,7 @@ void TensorViewer::setTensor(const QString& title, const torchir::TensorData& te
   m_copy->setEnabled(true);
   m_save->setEnabled(true);
   m_tabs->setEnabled(true);
-  rebuildAxes();
+  if (!sameShape) rebuildAxes();
   sliceChanged();
 
   if (!tensor.hasData()) {
