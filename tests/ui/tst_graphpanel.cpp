@@ -4,6 +4,7 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -233,17 +234,32 @@ class TestGraphPanel : public QObject {
     QString why;
     QVERIFY2(isCentred(*panel, item->sceneBoundingRect(), &why), qPrintable(why));
 
-    // Already shown: selecting another node centres it without a re-layout.
+    // Already shown but out of view: selecting it centres it, without a re-layout.
     NodeId other = torchir::kNone;
     for (const auto& n : m_program->program.nodes)
       if (n.id != node && panel->scene()->boxForNode(n.id) && g.drawnIn(n.id) == g.drawnIn(node)) other = n.id;
     QVERIFY(other != torchir::kNone);
+    panel->view()->centerOn(panel->scene()->sceneRect().topLeft());
     QSignalSpy started(panel, &GraphPanel::layoutStarted);
     panel->selectNode(other);
     QCOMPARE(started.count(), 0);
     QVERIFY(panel->scene()->shownSelected(other));
     QVERIFY(!panel->scene()->shownSelected(node));
     QVERIFY2(isCentred(*panel, panel->scene()->boxForNode(other)->sceneBoundingRect(), &why), qPrintable(why));
+
+    // In view: selecting it leaves the view where it is (stepping down a chain must not scroll).
+    const QRectF visible = panel->view()->mapToScene(panel->view()->viewport()->rect()).boundingRect();
+    NodeId inView = torchir::kNone;
+    for (const auto& n : m_program->program.nodes)
+      if (n.id != other && panel->scene()->boxForNode(n.id) &&
+          visible.contains(panel->scene()->boxForNode(n.id)->sceneBoundingRect()))
+        inView = n.id;
+    QVERIFY(inView != torchir::kNone);
+    const int h = panel->view()->horizontalScrollBar()->value(), v = panel->view()->verticalScrollBar()->value();
+    panel->selectNode(inView);
+    QVERIFY(panel->scene()->shownSelected(inView));
+    QCOMPARE(panel->view()->horizontalScrollBar()->value(), h);
+    QCOMPARE(panel->view()->verticalScrollBar()->value(), v);
   }
 
   void doubleClickExpandsAndCollapses() {

@@ -226,7 +226,10 @@ void GraphPanel::selectNode(NodeId node) {
   } else if (m_layingOut) {
     m_after = {After::CenterNode, node};  // centre once the layout under way arrives
   } else if (BoxItem* item = m_scene->boxForNode(shown)) {
-    m_view->centerOn(item);
+    // A node already in view stays where it is: stepping down a chain would otherwise scroll (and
+    // repaint the whole view) at every step.
+    const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+    if (!visible.contains(item->sceneBoundingRect())) m_view->centerOn(item);
   }
 }
 
