@@ -11,6 +11,7 @@
 #include "panels/FxTableModel.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
+#include "program/TensorValues.h"
 
 using torchir::ui::ExecutionMarks;
 using torchir::ui::FxTableModel;
@@ -91,6 +92,46 @@ class TestFxTableModel : public QObject {
     QCOMPARE(model.headerData(FxTableModel::Status, Qt::Horizontal).toString(), QStringLiteral("status"));
     QCOMPARE(model.headerData(FxTableModel::Output, Qt::Horizontal).toString(), QStringLiteral("output"));
     QVERIFY(model.headerData(FxTableModel::Time, Qt::Horizontal).toString().startsWith(QStringLiteral("time")));
+  }
+
+  void outputsThatDifferFromExportAreFlagged() {
+    // topk exported for float32, run on float64: the input and topk's values differ from export.
+    const auto program = std::make_shared<const torchir::Program>(load("topk"));
+    const torchir::TensorData& sample = program->sampleInputs.at(0);
+    auto bytes = std::make_shared<std::vector<double>>();
+    for (int64_t i = 0; i < sample.numel(); ++i) bytes->push_back(torchir::elementAsDouble(sample, i));
+    torchir::TensorData wide;
+    wide.dtype = torchir::DType::Float64;
+    wide.sizes = sample.sizes;
+    wide.strides = torchir::TensorData::contiguousStrides(sample.sizes);
+    wide.storage = std::make_shared<torchir::Storage>(torchir::Storage{
+        reinterpret_cast<const std::byte*>(bytes->data()), bytes->size() * sizeof(double), bytes, "test"});
+
+    FxTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(torchir::fxTable(*program));
+    model.setExported(program);
+    auto session = torchir::atenBackend().createSession(*program);
+    QVERIFY(session->setInputs({wide}).ok());
+    const torchir::NodeId topk = *program->findNode("topk");
+    QCOMPARE(session->runTo(topk).reason, torchir::StopReason::Stepped);
+    model.updateExecution(marksOf(*session), lookupIn(*session));
+
+    const QModelIndex out = model.index(topk, FxTableModel::Output);
+    const QString tip = out.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.startsWith(QStringLiteral("Differs from export")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("float32[3, 3]")) && tip.contains(QStringLiteral("float64[3, 3]")), qPrintable(tip));
+    QVERIFY(out.data(Qt::BackgroundRole).isValid());
+    const QModelIndex input = model.index(*program->findNode("x"), FxTableModel::Output);
+    QVERIFY(input.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Differs from export")));
+
+    // The same program on the inputs it was exported with: nothing is flagged.
+    QVERIFY(session->setInputs(program->sampleInputs).ok());
+    QCOMPARE(session->run().reason, torchir::StopReason::Finished);
+    model.updateExecution(marksOf(*session), lookupIn(*session));
+    for (int row = 0; row < model.rowCount(); ++row)
+      QVERIFY2(!model.index(row, FxTableModel::Output).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Differs")),
+               qPrintable(model.index(row, FxTableModel::Name).data().toString()));
   }
 
   void steppedRowsShowStatusOutputAndTime() {

@@ -5,6 +5,8 @@
 #include <QImage>
 #include <QPainter>
 
+#include "panels/ExportComparison.h"
+
 namespace torchir::ui {
 
 namespace {
@@ -70,10 +72,13 @@ void FxTableModel::setRows(FxCells cells) {
   endResetModel();
 }
 
+void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) { m_exported = std::move(program); }
+
 void FxTableModel::clear() {
   beginResetModel();
   m_rows.clear();
   m_run.clear();
+  m_exported.reset();
   endResetModel();
 }
 
@@ -97,6 +102,8 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
         for (const torchir::ValueSummary& v : record->outputs) outputs << valueSummaryText(v);
         next.output = outputs.join(QStringLiteral(", "));
         next.time = QString::number(record->microseconds, 'f', 1);
+        if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
+          next.exportDiff = exportDifference(*m_exported, row, *record);
       }
     }
     RunState& current = m_run[static_cast<std::size_t>(row)];
@@ -136,10 +143,12 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       return cellText(index.row(), index.column());
     case Qt::ToolTipRole: {
       if (index.column() == Status && run.breakpoint) return QStringLiteral("Breakpoint: the run stops before this node");
+      if (index.column() == Output && !run.exportDiff.isEmpty()) return QStringLiteral("Differs from export: ") + run.exportDiff;
       const QString cell = cellText(index.row(), index.column());
       return cell.size() > kTooltipThreshold ? QVariant(cell) : QVariant();
     }
     case Qt::BackgroundRole:
+      if (index.column() == Output && !run.exportDiff.isEmpty()) return QBrush(QColor(0xff, 0xd5, 0x8a));
       return statusTint(run.status);
     case Qt::DecorationRole:
       return index.column() == Status && run.breakpoint ? QVariant(breakpointDot()) : QVariant();

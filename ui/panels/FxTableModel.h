@@ -3,6 +3,7 @@
 #include <QString>
 #include <array>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "exec/ExecTypes.h"
@@ -31,6 +32,9 @@ class FxTableModel : public QAbstractTableModel {
   /// The same, from cells converted on the loader thread.
   void setRows(FxCells cells);
   void clear();
+  /// The program as exported: each executed row's outputs are compared with what export recorded,
+  /// and an output that differs is tinted, with the difference in its tooltip.
+  void setExported(std::shared_ptr<const torchir::Program> program);
 
   /// Takes the run's state; emits dataChanged only for rows whose status, breakpoint or record
   /// changed, one signal per contiguous range of rows.
@@ -47,8 +51,10 @@ class FxTableModel : public QAbstractTableModel {
     bool breakpoint = false;
     QString output;  // "float32[1, 64, 56, 56]", several joined by ", "
     QString time;    // µs, one decimal; empty when not run
+    QString exportDiff;  // how the outputs differ from what export recorded; empty when they agree
     bool operator==(const RunState& o) const {
-      return status == o.status && breakpoint == o.breakpoint && output == o.output && time == o.time;
+      return status == o.status && breakpoint == o.breakpoint && output == o.output && time == o.time &&
+             exportDiff == o.exportDiff;
     }
   };
 
@@ -58,6 +64,7 @@ class FxTableModel : public QAbstractTableModel {
   FxCells m_rows;
   static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
   std::vector<RunState> m_run;
+  std::shared_ptr<const torchir::Program> m_exported;
 };
 
 /// "float32[1, 64, 56, 56]" for a tensor; the value's text for anything else.

@@ -399,6 +399,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_selected = torchir::kNone;
   m_progress->hide();
   m_table->setRows(program->fxCells);
+  m_table->model()->setExported(std::shared_ptr<const torchir::Program>(program, &program->program));
   m_findBar->setProgram(program);
   m_firstViewPending = true;
   m_graph->setProgram(program);
