@@ -31,12 +31,6 @@ float bfloat16ToFloat(uint16_t b) {
 
 namespace {
 
-template <class T>
-T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 bool isIntegral(DType t) {
   return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
@@ -54,17 +48,17 @@ double elementAsDouble(const TensorData& t, int64_t flatIndex) {
   }
   const std::byte* p = t.storage->data + off * static_cast<int64_t>(dtypeItemSize(t.dtype));
   switch (t.dtype) {
-    case DType::Float32: return load<float>(p);
-    case DType::Float64: return load<double>(p);
-    case DType::Float16: return halfToFloat(load<uint16_t>(p));
-    case DType::BFloat16: return bfloat16ToFloat(load<uint16_t>(p));
-    case DType::Int64: return static_cast<double>(load<int64_t>(p));
-    case DType::Int32: return load<int32_t>(p);
-    case DType::Int16: return load<int16_t>(p);
-    case DType::Int8: return load<int8_t>(p);
-    case DType::UInt8: return load<uint8_t>(p);
-    case DType::UInt16: return load<uint16_t>(p);
-    case DType::Bool: return load<uint8_t>(p) ? 1.0 : 0.0;
+    case DType::Float32: return loadUnaligned<float>(p);
+    case DType::Float64: return loadUnaligned<double>(p);
+    case DType::Float16: return halfToFloat(loadUnaligned<uint16_t>(p));
+    case DType::BFloat16: return bfloat16ToFloat(loadUnaligned<uint16_t>(p));
+    case DType::Int64: return static_cast<double>(loadUnaligned<int64_t>(p));
+    case DType::Int32: return loadUnaligned<int32_t>(p);
+    case DType::Int16: return loadUnaligned<int16_t>(p);
+    case DType::Int8: return loadUnaligned<int8_t>(p);
+    case DType::UInt8: return loadUnaligned<uint8_t>(p);
+    case DType::UInt16: return loadUnaligned<uint16_t>(p);
+    case DType::Bool: return loadUnaligned<uint8_t>(p) ? 1.0 : 0.0;
     default: throw std::runtime_error("cannot read elements of dtype " + std::string(dtypeName(t.dtype)));
   }
 }
@@ -75,7 +69,7 @@ nlohmann::ordered_json tensorToNestedList(const TensorData& t) {
     if (t.dtype == DType::Int64) {  // exact beyond 2^53
       int64_t off = t.storageOffset, rest = i;
       for (std::size_t d = t.sizes.size(); d-- > 0;) off += (rest % t.sizes[d]) * t.strides[d], rest /= t.sizes[d];
-      return load<int64_t>(t.storage->data + off * 8);
+      return loadUnaligned<int64_t>(t.storage->data + off * 8);
     }
     const double v = elementAsDouble(t, i);
     if (t.dtype == DType::Bool) return v != 0.0;

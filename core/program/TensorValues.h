@@ -1,9 +1,18 @@
 #pragma once
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "TensorData.h"
 
 namespace torchir {
+
+/// A T stored at `p`, which need not be aligned for T (storages are byte buffers).
+template <class T>
+T loadUnaligned(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
 
 /// IEEE half and bfloat16 bit patterns widened to float, exactly.
 float halfToFloat(uint16_t bits);

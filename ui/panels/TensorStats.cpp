@@ -13,12 +13,6 @@ namespace torchir::ui {
 
 namespace {
 
-template <class T>
-T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 // Calls f(double) for every element in row-major order. The storage offset of each element is
 // kept by an odometer over the dims, so strided views cost no more than contiguous ones.
@@ -29,7 +23,7 @@ void visitTyped(const torchir::TensorData& t, Convert convert, F&& f) {
   if (n == 0) return;
   if (t.isContiguous()) {
     const std::byte* p = base + t.storageOffset * static_cast<int64_t>(sizeof(T));
-    for (int64_t i = 0; i < n; ++i) f(convert(load<T>(p + i * static_cast<int64_t>(sizeof(T)))));
+    for (int64_t i = 0; i < n; ++i) f(convert(loadUnaligned<T>(p + i * static_cast<int64_t>(sizeof(T)))));
     return;
   }
   const std::size_t rank = t.sizes.size();
@@ -37,7 +31,7 @@ void visitTyped(const torchir::TensorData& t, Convert convert, F&& f) {
   const std::unique_ptr<int64_t[]> idx(new int64_t[rank]());
   int64_t off = t.storageOffset;
   for (int64_t i = 0; i < n; ++i) {
-    f(convert(load<T>(base + off * static_cast<int64_t>(sizeof(T)))));
+    f(convert(loadUnaligned<T>(base + off * static_cast<int64_t>(sizeof(T)))));
     for (std::size_t d = rank; d-- > 0;) {
       if (++idx[d] < t.sizes[d]) {
         off += t.strides[d];
