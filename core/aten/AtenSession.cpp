@@ -5,6 +5,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
+#include <optional>
 
 #include "ArgumentBuilder.h"
 #include "FailureExplainer.h"
@@ -312,6 +313,7 @@ class AtenSession final : public Session {
 
   template <class Done>
   StepOutcome runWhile(Done done, NodeId target) {
+    c10::InferenceMode guard;  // once for the run: execute() then skips its own per-node guard
     bool first = true;
     while (true) {
       skipToWork();
@@ -397,7 +399,8 @@ class AtenSession final : public Session {
     NodeRun& run = m_runs[static_cast<std::size_t>(id)];
     run = NodeRun{};
     m_records[static_cast<std::size_t>(id)].reset();
-    c10::InferenceMode guard;
+    std::optional<c10::InferenceMode> guard;  // a run holds one already; a single step takes its own
+    if (!c10::InferenceMode::is_enabled()) guard.emplace();
     if (k.kind == Kernel::Unsupported) {
       Diagnosis d = baseDiagnosis(n);
       d.kind = k.problemClass;
@@ -411,7 +414,9 @@ class AtenSession final : public Session {
       return fail(std::move(d));
     }
     using Clock = std::chrono::steady_clock;
-    torch::jit::Stack stack;
+    // One stack for every call: its capacity survives, so a node costs no allocation for it.
+    torch::jit::Stack& stack = m_stack;
+    stack.clear();
     try {
       if (k.kind == Kernel::Symbolic) {
         NodeRecord symbolic;
@@ -565,6 +570,7 @@ class AtenSession final : public Session {
   std::vector<ValueId> m_userInputs;
   std::vector<TensorData> m_inputs;
   FrameValues m_values;
+  torch::jit::Stack m_stack;  // the boxed call's stack, reused by every node
   std::vector<NodeRun> m_runs;
   mutable std::vector<std::optional<NodeRecord>> m_records;  // built on demand from m_runs
   MemoryBudget m_budget;
