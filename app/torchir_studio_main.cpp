@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "StudioConfig.h"
-#include "program/AllocatorTuning.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
 #include "windows/MainWindow.h"
@@ -55,7 +54,6 @@ bool onlyPrints(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  torchir::tuneAllocatorForLargePrograms();
   if (onlyPrints(argc, argv)) {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;

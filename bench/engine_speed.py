@@ -1,8 +1,11 @@
 """Whole-program run time: torchir's engine (bench/run_program, in process) against eager
 `ep.module()` and pytorch-ir's Python executor on the same program, same thread count, one run.
 
-Usage: python engine_speed.py BUILD_DIR FILE.pt2 [IR.json] [REPEATS] [THREADS]
-Each runs REPEATS times after a warm-up; medians are reported.
+Usage: python engine_speed.py BUILD_DIR FILE.pt2 [IR.json] [REPEATS] [THREADS] [ROUNDS]
+Each runs REPEATS times after a warm-up; medians are reported. With ROUNDS > 1 the whole comparison
+is repeated, each round measuring torchir and pytorch-ir back to back, and the ratio of each round
+is reported: on a shared machine the speed drifts between minutes, and a ratio of two measurements
+taken far apart says more about the drift than about the executors.
 """
 
 import json
@@ -29,8 +32,16 @@ def main():
     ir_path = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else None
     repeats = int(sys.argv[4]) if len(sys.argv) > 4 else 20
     threads = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     torch.set_num_threads(threads)
+    ratios = [one_round(build, pt2, ir_path, repeats, threads) for _ in range(rounds)]
+    if rounds > 1 and ir_path:
+        ratios.sort()
+        print(f"pytorch-ir / torchir over {rounds} rounds: median {statistics.median(ratios):.1f}x, "
+              f"range {ratios[0]:.1f}x-{ratios[-1]:.1f}x")
 
+
+def one_round(build, pt2, ir_path, repeats, threads):
     out = subprocess.run([f"{build}/bench/run_program", pt2, str(repeats), str(threads)], check=True,
                          capture_output=True, text=True).stdout.split("\n")
     rows = [line.split() for line in out if line]
@@ -59,6 +70,8 @@ def main():
         with torch.inference_mode():
             theirs = median_time(lambda: executor.execute(tuple(args)), repeats)
         print(f"pytorch-ir executor  {theirs * 1e3:9.3f} ms  (pytorch-ir / torchir = {theirs / ours:.1f}x)")
+        return theirs / ours
+    return None
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "graph/GraphPanel.h"
-#include "program/AllocatorTuning.h"
 #include "session/ExecutionActions.h"
 #include "session/SessionController.h"
 #include "windows/GuiStallMonitor.h"
@@ -54,7 +53,6 @@ void report(const char* key, double ms) { std::printf("%s %.1f\n", key, ms); std
 int main(int argc, char** argv) {
   QElapsedTimer sinceMain;
   sinceMain.start();
-  torchir::tuneAllocatorForLargePrograms();  // as torchir-studio's main() does
   QApplication app(argc, argv);
   if (argc < 3) {
     std::fprintf(stderr, "usage: studio_timing BIG.pt2 STEP.pt2 [STEPS]\n");

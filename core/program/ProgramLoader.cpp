@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "AllocatorTuning.h"
 #include "LoadError.h"
 #include "IrReader.h"
 #include "ModuleTree.h"
@@ -17,6 +18,7 @@ Program loadProgram(const std::string& path, const LoadOptions& options) {
   if (!f) throw LoadError(path, std::strerror(errno));
   char magic[2] = {0, 0};
   f.read(magic, 2);
+  const LargeProgramAllocation tuned;
   Program program;
   if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path);
   else if (magic[0] == '{' || magic[0] == ' ' || magic[0] == '\n') program = readIrJson(path);
