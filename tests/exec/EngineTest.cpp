@@ -35,18 +35,7 @@ class EngineTest : public QObject {
     QFETCH(bool, meta);
     if (meta) QSKIP("no weights: metaExportRunsOnceGivenWeights covers it");
     const std::string n = name.toStdString();
-    const Program p = loadProgram(fixturePath(n, ".pt2"));
-    auto s = sessionFor(p);
-    QVERIFY(s->setInputs(inputsOf(fixturePath(n, ".inputs.safetensors"))).ok());
-    const StepOutcome o = s->run();
-    QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
-    const auto outputs = s->outputs();
-    const TensorMap expected = readSafetensors(fixturePath(n, ".outputs.safetensors"));
-    QCOMPARE(outputs.size(), expected.size());
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const double err = relativeError(outputs[i], expected.at("output_" + std::to_string(i)));
-      QVERIFY2(err <= 1e-5, (n + " output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
-    }
+    runAndCompare(loadProgram(fixturePath(n, ".pt2")), n);
   }
 
   void mixedPrecisionStopsWithDtypeMismatch() {

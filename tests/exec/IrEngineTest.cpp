@@ -22,22 +22,6 @@ Program loadIr(const std::string& name, const std::string& weightsSuffix = ".wei
   return loadProgram(fixturePath(name, ".ir.json"), LoadOptions{fixturePath(name, weightsSuffix), ""});
 }
 
-/// Runs `p` on the fixture's sample inputs and compares with eager PyTorch's outputs.
-void runAndCompare(const Program& p, const std::string& name) {
-  auto s = atenBackend().createSession(p);
-  const Diagnosis in = s->setInputs(inputsOf(fixturePath(name, ".inputs.safetensors")));
-  QVERIFY2(in.ok(), in.message.c_str());
-  const StepOutcome o = s->run();
-  QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
-  const auto outputs = s->outputs();
-  const TensorMap expected = readSafetensors(fixturePath(name, ".outputs.safetensors"));
-  QCOMPARE(outputs.size(), expected.size());
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const double err = relativeError(outputs[i], expected.at("output_" + std::to_string(i)));
-    QVERIFY2(err <= 1e-5, (name + " output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
-  }
-}
-
 /// A higher-order op (`cond`, `auto_functionalized_v2`: an op type without a dot), which the IR
 /// cannot run: it keeps the op but not its subgraphs or wrapped operator.
 bool hasHigherOrderOp(const Program& p) {

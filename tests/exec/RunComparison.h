@@ -1,9 +1,14 @@
 #pragma once
-// What the engine tests share: inputs from a fixture file, and how far an output is from eager's.
+// What the engine tests share: inputs from a fixture file, how far an output is from eager's, and
+// a whole run of a fixture compared with eager's outputs.
+#include <QtTest>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "../program/FixtureZoo.h"
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
 #include "program/Safetensors.h"
 #include "program/TensorValues.h"
 
@@ -28,6 +33,23 @@ inline double relativeError(const TensorData& a, const TensorData& b) {
     worst = std::max(worst, std::abs(x - y));
   }
   return worst / scale;
+}
+
+/// Runs `p` on fixture `name`'s inputs to the end and compares every output with the eager
+/// reference (`<name>.outputs.safetensors`) within 1e-5 relative.
+inline void runAndCompare(const Program& p, const std::string& name) {
+  auto s = atenBackend().createSession(p);
+  const Diagnosis in = s->setInputs(inputsOf(fixturePath(name, ".inputs.safetensors")));
+  QVERIFY2(in.ok(), in.message.c_str());
+  const StepOutcome o = s->run();
+  QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
+  const auto outputs = s->outputs();
+  const TensorMap expected = readSafetensors(fixturePath(name, ".outputs.safetensors"));
+  QCOMPARE(outputs.size(), expected.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const double err = relativeError(outputs[i], expected.at("output_" + std::to_string(i)));
+    QVERIFY2(err <= 1e-5, (name + " output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
+  }
 }
 
 }  // namespace torchir::test

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "program/FxTable.h"
 #include "program/LenientJson.h"
 #include "program/Program.h"
 #include "program/Safetensors.h"
@@ -54,6 +55,24 @@ inline std::string weightMismatch(const Program& p, const TensorMap& torchWeight
     ++compared;
   }
   return compared == p.weights.size() ? "" : "the program holds weights its signature does not name";
+}
+
+/// Our FX table of the program against the one torch printed for fixture `name`
+/// (`<name>.table.json`), cell for cell: empty when equal, else the first difference.
+inline std::string fxTableMismatch(const Program& p, const std::string& name) {
+  const auto rows = fxTable(p);
+  const auto expected = readJson(fixturePath(name, ".table.json"));
+  if (rows.size() != expected.size())
+    return std::to_string(rows.size()) + " rows, torch printed " + std::to_string(expected.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& e = expected[i];
+    const std::pair<const char*, const std::string*> cells[] = {{"opcode", &rows[i].opcode}, {"name", &rows[i].name},
+        {"target", &rows[i].target}, {"args", &rows[i].args}, {"kwargs", &rows[i].kwargs}};
+    for (const auto& [column, ours] : cells)
+      if (*ours != e.at(column).get<std::string>())
+        return "row " + std::to_string(i) + " " + column + ": " + *ours + " vs " + e.at(column).get<std::string>();
+  }
+  return "";
 }
 
 /// One row per fixture of the manifest: QFETCH(QString, name), QFETCH(bool, meta) etc.
