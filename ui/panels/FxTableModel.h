@@ -52,6 +52,11 @@ class FxTableModel : public QAbstractTableModel {
     QString output;  // "float32[1, 64, 56, 56]", several joined by ", "
     QString time;    // µs, one decimal; empty when not run
     QString exportDiff;  // how the outputs differ from what export recorded; empty when they agree
+    // What the texts were made from: comparing these is much cheaper than making the texts again.
+    bool hasRecord = false;
+    double microseconds = 0;
+    std::vector<torchir::ValueSummary> outputs;
+    bool showsRecord(const torchir::NodeRecord* record) const;
     bool operator==(const RunState& o) const {
       return status == o.status && breakpoint == o.breakpoint && output == o.output && time == o.time &&
              exportDiff == o.exportDiff;
