@@ -6,7 +6,7 @@
 #include <set>
 
 #include "panels/ExportedArgument.h"
-#include "panels/FxTableModel.h"
+#include "panels/ShapeText.h"
 
 namespace torchir::ui {
 
@@ -15,12 +15,6 @@ namespace {
 // Group rows carry id 0; children carry their group's row + 1, so parent() needs no lookup.
 constexpr quintptr kGroupId = 0;
 constexpr int kTooltipThreshold = 40;
-
-QString intList(const std::vector<int64_t>& v) {
-  QStringList items;
-  for (int64_t x : v) items << QString::number(x);
-  return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
 
 QString dtypeText(torchir::DType t) {
   return t == torchir::DType::Unknown ? QString() : QString::fromLatin1(torchir::dtypeName(t).data());
@@ -56,8 +50,8 @@ ArgumentsModel::Row rowFromSummary(const QString& name, const QString& type, con
   row.cells[ArgumentsModel::Value] = valueSummaryText(v);
   row.cells[ArgumentsModel::DType] = dtypeText(row.dtype);
   if (row.tensor) {
-    row.cells[ArgumentsModel::Shape] = intList(v.sizes);
-    row.cells[ArgumentsModel::Strides] = intList(v.strides);
+    row.cells[ArgumentsModel::Shape] = sizesText(v.sizes);
+    row.cells[ArgumentsModel::Strides] = sizesText(v.strides);
   }
   row.cells[ArgumentsModel::Device] = QString::fromStdString(v.device);
   return row;
@@ -102,7 +96,7 @@ ArgumentsModel::Row exportedValueRow(const QString& name, const QString& type, c
     row.value = v->id;
     row.cells[ArgumentsModel::DType] = dtypeText(v->dtype);
     row.cells[ArgumentsModel::Shape] = exportedShapeText(*v);
-    if (!v->strides.empty()) row.cells[ArgumentsModel::Strides] = intList(v->strides);
+    if (!v->strides.empty()) row.cells[ArgumentsModel::Strides] = sizesText(v->strides);
     row.cells[ArgumentsModel::Device] = QString::fromStdString(v->device);
   }
   return row;

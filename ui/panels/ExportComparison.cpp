@@ -3,18 +3,11 @@
 #include <QStringList>
 #include <algorithm>
 
-#include "panels/FxTableModel.h"
+#include "panels/ShapeText.h"
 
 namespace torchir::ui {
 
 namespace {
-
-QString recordedText(const torchir::Value& v) {
-  QStringList dims;
-  for (const torchir::Dim& d : v.shape) dims << (d.isSymbolic() ? QString::fromStdString(d.expr) : QString::number(d.hint));
-  return QString::fromLatin1(torchir::dtypeName(v.dtype).data()) + QLatin1Char('[') + dims.join(QStringLiteral(", ")) +
-         QLatin1Char(']');
-}
 
 bool differs(const torchir::Value& v, const torchir::ValueSummary& ran) {
   if (v.dtype != torchir::DType::Unknown && ran.dtype != torchir::DType::Unknown && v.dtype != ran.dtype) return true;
@@ -36,7 +29,7 @@ QString exportDifference(const torchir::Program& program, torchir::NodeId node, 
     if (v.kind != torchir::ValueKind::Tensor || ran.kind != "Tensor" || !differs(v, ran)) continue;
     phrases << QStringLiteral("output %1: export recorded %2, this run gave %3")
                    .arg(i)
-                   .arg(recordedText(v), valueSummaryText(ran));
+                   .arg(QString::fromLatin1(torchir::dtypeName(v.dtype).data()) + exportedShapeText(v), valueSummaryText(ran));
   }
   return phrases.join(QStringLiteral("; "));
 }

@@ -42,13 +42,6 @@ QString typeOfKind(const std::string& kind) {
 
 }  // namespace
 
-QString exportedShapeText(const torchir::Value& value) {
-  QStringList dims;
-  for (const torchir::Dim& d : value.shape)
-    dims << (d.isSymbolic() ? QString::fromStdString(d.expr) : QString::number(d.hint));
-  return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
 ExportedArgumentText exportedArgumentText(const torchir::Program& program, const torchir::NodeArgument& argument) {
   ExportedArgumentText out;
   const json& a = argument.arg;

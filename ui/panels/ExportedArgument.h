@@ -14,7 +14,5 @@ struct ExportedArgumentText {
 
 ExportedArgumentText exportedArgumentText(const torchir::Program& program, const torchir::NodeArgument& argument);
 
-/// "[1, 64, s0, 56]": concrete sizes, or the symbol where a dimension is dynamic.
-QString exportedShapeText(const torchir::Value& value);
 
 }  // namespace torchir::ui

@@ -6,6 +6,7 @@
 #include <QPainter>
 
 #include "panels/ExportComparison.h"
+#include "panels/ShapeText.h"
 
 namespace torchir::ui {
 
@@ -50,16 +51,6 @@ const QImage& breakpointDot() {
 }
 
 }  // namespace
-
-QString valueSummaryText(const torchir::ValueSummary& value) {
-  if (value.kind != "Tensor" || value.dtype == torchir::DType::Unknown) return QString::fromStdString(value.text);
-  QString text = QString::fromLatin1(torchir::dtypeName(value.dtype).data()) + QLatin1Char('[');
-  for (std::size_t i = 0; i < value.sizes.size(); ++i) {
-    if (i) text += QStringLiteral(", ");
-    text += QString::number(value.sizes[i]);
-  }
-  return text + QLatin1Char(']');
-}
 
 bool FxTableModel::RunState::showsRecord(const torchir::NodeRecord* record) const {
   if (!record) return !hasRecord;

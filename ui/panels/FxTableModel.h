@@ -72,7 +72,5 @@ class FxTableModel : public QAbstractTableModel {
   std::shared_ptr<const torchir::Program> m_exported;
 };
 
-/// "float32[1, 64, 56, 56]" for a tensor; the value's text for anything else.
-QString valueSummaryText(const torchir::ValueSummary& value);
 
 }  // namespace torchir::ui

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <exception>
 
+#include "panels/ShapeText.h"
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
 #include "program/Safetensors.h"
@@ -30,12 +31,6 @@ namespace torchir::ui {
 namespace {
 
 QString number(double v) { return QString::asprintf("%.6g", v); }
-
-QString shapeText(const std::vector<int64_t>& sizes) {
-  QStringList dims;
-  for (int64_t s : sizes) dims << QString::number(s);
-  return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
 
 QString statsText(const TensorStats& s) {
   QString text = QStringLiteral("min %1   max %2   mean %3   std %4   numel %5")
@@ -130,7 +125,7 @@ void TensorViewer::setTensor(const QString& title, const torchir::TensorData& te
   m_stats = {};
   m_title->setText(QStringLiteral("<b>%1</b> &nbsp;%2%3")
                        .arg(title.toHtmlEscaped(), QLatin1String(torchir::dtypeName(tensor.dtype).data()),
-                            shapeText(tensor.sizes)));
+                            sizesText(tensor.sizes)));
   m_slice->setTensor(tensor);
   m_histogram->clear();
   m_copy->setEnabled(true);
