@@ -3,7 +3,6 @@
 #include <QTimer>
 #include <algorithm>
 #include <iterator>
-#include <limits>
 
 namespace torchir::ui {
 
@@ -44,11 +43,6 @@ void GraphScene::beginLayout(std::shared_ptr<const layout::Layout> l) {
   setSceneRect(b.x - margin, b.y - margin, b.w + 2 * margin, b.h + 2 * margin);
 }
 
-void GraphScene::showLayout(const layout::Layout& l) {
-  beginLayout(std::make_shared<const layout::Layout>(l));
-  addItems(std::numeric_limits<qint64>::max());
-}
-
 void GraphScene::showLayoutGradually(std::shared_ptr<const layout::Layout> l, std::function<void()> done) {
   beginLayout(std::move(l));
   buildSlice(m_build, std::make_shared<std::function<void()>>(std::move(done)));
@@ -66,7 +60,7 @@ void GraphScene::buildSlice(uint64_t build, std::shared_ptr<std::function<void()
 
 bool GraphScene::addItems(qint64 deadlineNs) {
   const layout::Layout& l = *m_layout;
-  auto late = [&] { return m_clock.isValid() && m_clock.nsecsElapsed() > deadlineNs; };
+  auto late = [&] { return m_clock.nsecsElapsed() > deadlineNs; };
   // Outer frames below inner ones: depth from the parent chain.
   for (; m_nextFrame < l.frames.size(); ++m_nextFrame) {
     if (late()) return false;

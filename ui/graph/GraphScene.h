@@ -22,10 +22,10 @@ class GraphScene : public QGraphicsScene {
  public:
   explicit GraphScene(QObject* parent = nullptr);
 
-  /// Replaces every item with the layout's; the marks and selection set before carry over.
-  void showLayout(const layout::Layout& layout);
-  /// The same, building the items in slices of a few milliseconds of GUI time, so a 24k-box scene
-  /// never freezes the window; `done` runs once every item is in. A later show or clear abandons it.
+  /// Replaces every item with the layout's; the marks and selection set before carry over. The
+  /// items are built in slices of a few milliseconds of GUI time, so a 24k-box scene never freezes
+  /// the window (a small layout is complete before this returns); `done` runs once every item is
+  /// in. A later show or clear abandons the build.
   void showLayoutGradually(std::shared_ptr<const layout::Layout> layout, std::function<void()> done);
   void clearLayout();
   const layout::Layout& shownLayout() const { return *m_layout; }
