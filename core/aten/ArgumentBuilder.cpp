@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <set>
+
 #include "IValueSummary.h"
 #include "program/LenientJson.h"
 
@@ -193,7 +195,29 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
     plan.args.push_back(std::move(p));
     plan.records.push_back(std::move(rec));
   }
+  markWrappedNumbers(plan, schema);
   return plan;
+}
+
+void markWrappedNumbers(CallPlan& plan, const c10::FunctionSchema& schema) {
+  // TensorIterator binary ops that promote their inputs to the common dtype before the kernel.
+  static const std::set<std::string> kPromotingBinaryOps = {
+      "aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub", "aten::eq", "aten::ne",
+      "aten::lt", "aten::le", "aten::gt", "aten::ge", "aten::maximum", "aten::minimum", "aten::add_",
+      "aten::sub_", "aten::mul_", "aten::div_"};
+  if (plan.args.size() < 2 || !kPromotingBinaryOps.count(schema.name())) return;
+  for (std::size_t i = 0; i < 2; ++i) {
+    ArgPlan& number = plan.args[i];
+    const ArgPlan& peer = plan.args[1 - i];
+    if (number.kind != ArgPlan::Constant || !number.constant.isTensor() || peer.kind != ArgPlan::FrameValue) continue;
+    const at::Tensor& t = number.constant.toTensor();
+    if (!t.unsafeGetTensorImpl()->is_wrapped_number() || t.scalar_type() != at::kDouble) continue;
+    at::Tensor asFloat = t.to(at::kFloat);  // the cast TensorIterator would make
+    asFloat.unsafeGetTensorImpl()->set_wrapped_number(true);
+    number.asFloat = std::move(asFloat);
+    number.peer = 1 - i;
+    number.kind = ArgPlan::WrappedNumber;
+  }
 }
 
 namespace {
@@ -208,6 +232,12 @@ void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::S
   for (const auto& p : plan.args) {
     switch (p.kind) {
       case ArgPlan::Constant: stack.push_back(p.constant); break;
+      case ArgPlan::WrappedNumber: {
+        const c10::IValue& peer = frame[static_cast<std::size_t>(plan.args[p.peer].value)];
+        const bool float32 = peer.isTensor() && peer.toTensor().scalar_type() == at::kFloat;
+        stack.push_back(float32 ? p.asFloat : p.constant);
+        break;
+      }
       case ArgPlan::FrameValue: {
         const c10::IValue& v = frame[static_cast<std::size_t>(p.value)];
         if (v.isNone()) throw MissingValue(p.value);

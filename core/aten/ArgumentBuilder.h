@@ -21,10 +21,14 @@ using FrameValues = std::vector<c10::IValue>;
 /// How one schema argument is filled, decided once per node: constants (attributes, defaults)
 /// are converted once; a plain tensor is one frame lookup; the rest converts per call.
 /// FrameList / OptionalFrameList gather a Tensor[] / Tensor?[] from several frame values (IR JSON
-/// lists its tensors flat); kNone in `values` is a None entry.
+/// lists its tensors flat); kNone in `values` is a None entry. A WrappedNumber is a constant
+/// float (`x * 0.5`) that an elementwise op would first cast to its float32 peer's dtype: `asFloat`
+/// is that cast, made once (see markWrappedNumbers).
 struct ArgPlan {
-  enum Kind : uint8_t { Constant, FrameValue, Converted, FrameList, OptionalFrameList } kind = Constant;
+  enum Kind : uint8_t { Constant, FrameValue, Converted, FrameList, OptionalFrameList, WrappedNumber } kind = Constant;
   c10::IValue constant;
+  c10::IValue asFloat;            // WrappedNumber: `constant` cast to float32, still a wrapped number
+  std::size_t peer = 0;           // WrappedNumber: the plan index of the tensor it meets
   ValueId value = kNone;
   std::vector<ValueId> values;
   const NodeArgument* given = nullptr;
@@ -41,6 +45,16 @@ struct CallPlan {
 /// Plans the call: the node's argument by name, else the schema default. Throws
 /// std::runtime_error for an argument that is neither or cannot be converted.
 CallPlan planCall(const Program& program, const Node& node, const c10::FunctionSchema& schema);
+
+/// Marks a float constant in a Tensor slot of an elementwise binary op (add, mul, lt, ...) whose
+/// other operand comes from the frame. TensorIterator casts such a number to the common dtype on
+/// every call (a whole `to()`: an allocation and a copy kernel, often more than the op itself);
+/// for a float32 peer the cast is done once here instead. Only float32: there the op reads the
+/// cast value, so results are bit-identical; half and bfloat16 kernels read the original double.
+void markWrappedNumbers(CallPlan& plan, const c10::FunctionSchema& schema);
+
+/// Whether the argument's value is the plan's (shown from the plan), not the run's.
+inline bool isPlanConstant(const ArgPlan& p) { return p.kind == ArgPlan::Constant || p.kind == ArgPlan::WrappedNumber; }
 
 /// Pushes the arguments onto `stack`. Throws MissingValue for a value the run does not have.
 void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::Stack& stack);

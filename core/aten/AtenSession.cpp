@@ -366,7 +366,7 @@ class AtenSession final : public Session {
     const bool planned = k.kind == Kernel::Aten || k.kind == Kernel::GetItem;
     rec.arguments = planned ? k.plan.records : run.symbolicArgs;
     for (std::size_t i = 0; i < rec.arguments.size() && i < run.args.size(); ++i)
-      if (planned ? k.plan.args[i].kind != ArgPlan::Constant : rec.arguments[i].source == ArgSource::Input)
+      if (planned ? !isPlanConstant(k.plan.args[i]) : rec.arguments[i].source == ArgSource::Input)
         rec.arguments[i].value = summarize(run.args[i]);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
     return rec;
@@ -388,7 +388,7 @@ class AtenSession final : public Session {
     std::vector<ArgumentRecord> out;
     for (std::size_t i = 0; i < k.plan.records.size(); ++i) {
       out.push_back(k.plan.records[i]);
-      if (i < stack.size() && k.plan.args[i].kind != ArgPlan::Constant) out.back().value = summarize(stack[i]);
+      if (i < stack.size() && !isPlanConstant(k.plan.args[i])) out.back().value = summarize(stack[i]);
     }
     return out;
   }

@@ -31,6 +31,12 @@ ValueSummary summarize(const c10::IValue& v) {
     s.strides = t.strides().vec();
     s.device = t.device().str();
     s.text = std::string(dtypeName(s.dtype)) + shapeText(t.sizes());
+    // A number passed in a Tensor slot (`x * 0.7`) reads as the number the user wrote.
+    if (t.unsafeGetTensorImpl()->is_wrapped_number() && t.numel() == 1) {
+      if (t.scalar_type() == at::kBool) s.text = t.item<bool>() ? "True" : "False";
+      else if (at::isIntegralType(t.scalar_type(), false)) s.text = std::to_string(t.item<int64_t>());
+      else if (at::isFloatingType(t.scalar_type())) s.text = pythonFloatRepr(t.item<double>());
+    }
     return s;
   }
   if (v.isNone()) return {"None", DType::Unknown, {}, {}, {}, "None"};

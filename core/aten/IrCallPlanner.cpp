@@ -301,7 +301,9 @@ class Planner {
 }  // namespace
 
 CallPlan planIrCall(const Program& program, const Node& node, const c10::FunctionSchema& schema) {
-  return Planner(program, node, schema).plan();
+  CallPlan plan = Planner(program, node, schema).plan();
+  markWrappedNumbers(plan, schema);
+  return plan;
 }
 
 CallPlan planIrGetItem(const Program& program, const Node& node) {

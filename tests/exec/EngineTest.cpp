@@ -149,6 +149,42 @@ class EngineTest : public QObject {
     QCOMPARE(QString::fromStdString(add->outputs.at(0).text), QString("4"));
   }
 
+  // `x * 0.7` passes the number in a Tensor slot. ATen casts it to the other operand's dtype;
+  // for float32 the engine makes that cast once per node instead of once per call. Every float
+  // dtype must still give eager's bits: half and bfloat16 kernels read the number uncast, so a
+  // cast made there would change the results. The argument view shows the number as written.
+  void numbersInTensorSlotsGiveEagersBits_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("tag");
+    for (const char* file : {".pt2", ".ir.json"})
+      for (const char* tag : {"", "_f64", "_f16", "_bf16"}) QTest::newRow((std::string(file) + tag).c_str()) << file << tag;
+  }
+  void numbersInTensorSlotsGiveEagersBits() {
+    QFETCH(QString, file);
+    QFETCH(QString, tag);
+    const std::string suffix = tag.toStdString() + ".safetensors";
+    const Program p = file == ".pt2" ? loadProgram(fixturePath("scalar_ops", ".pt2"))
+                                     : loadProgram(fixturePath("scalar_ops", ".ir.json"), LoadOptions{});
+    auto s = sessionFor(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("scalar_ops", ".inputs" + suffix))).ok());
+    const StepOutcome o = s->run();
+    QVERIFY2(o.reason == StopReason::Finished, o.diagnosis.message.c_str());
+    const TensorMap expected = readSafetensors(fixturePath("scalar_ops", ".outputs" + suffix));
+    QCOMPARE(s->outputs().size(), std::size_t(1));
+    QCOMPARE(s->outputs().at(0).dtype, expected.at("output_0").dtype);
+    QCOMPARE(relativeError(s->outputs().at(0), expected.at("output_0")), 0.0);
+    bool sawNumber = false;
+    for (const auto& n : p.nodes) {
+      if (n.target != "aten.mul.Tensor") continue;
+      const NodeRecord* r = s->record(n.id);
+      QVERIFY(r);
+      const auto& other = r->arguments.at(1);
+      QCOMPARE(other.source, ArgSource::Attribute);
+      sawNumber |= other.value.text == "0.7";
+    }
+    QVERIFY(sawNumber);
+  }
+
   void stepRecordsArguments() {
     const Program p = loadProgram(fixturePath("mlp", ".pt2"));
     auto s = sessionFor(p);
