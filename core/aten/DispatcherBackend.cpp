@@ -8,6 +8,7 @@
 #include "AtenBackend.h"
 #include "ExecutorRegistry.h"
 #include "AtenSession.h"
+#include "SmallBlockAllocator.h"
 
 namespace torchir {
 namespace {
@@ -19,6 +20,7 @@ class DispatcherBackend final : public AtenBackend {
     // oneDNN; so do we: the same kernels give the same bits, and oneDNN would reorder every
     // weight on every call here (it is slower for one-off calls with unpacked weights).
     at::globalContext().setUserEnabledMkldnn(false);
+    installSmallBlockAllocator();
   }
 
   std::vector<SchemaArgSpec> schemaSpecs(const std::string& opType) const override {
