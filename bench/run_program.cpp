@@ -1,6 +1,10 @@
 // Runs a program in-process REPEATS times (after one warm-up) with its sample inputs and prints
 // each run's wall time, and the sum of the ops' own times (as the engine measured them).
-// usage: run_program FILE [REPEATS] [THREADS] [--weights F]
+// With REPEATS "serve" it reads requests from stdin, each a number of runs, and answers a line
+// per run, so that another executor can be timed between them (engine_speed.py takes turns: the
+// machine's speed drifts).
+// usage: run_program FILE [REPEATS|serve] [THREADS] [--weights F]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,7 +20,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: run_program FILE [REPEATS] [THREADS] [--weights F]\n");
     return 2;
   }
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 10;
+  const bool serve = argc > 2 && std::strcmp(argv[2], "serve") == 0;
+  const int repeats = serve ? 0 : argc > 2 ? std::atoi(argv[2]) : 10;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
   torchir::LoadOptions options;
   if (argc > 5 && std::strcmp(argv[4], "--weights") == 0) options.weightsPath = argv[5];
@@ -30,21 +35,31 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", d.message.c_str());
       return 1;
     }
-    int nodes = 0;
-    for (int i = 0; i <= repeats; ++i) {
+    // One run after a reset; prints its wall time, the ops' own time and the op nodes run.
+    auto runOnce = [&](bool print) {
       session->reset();
       const auto t0 = std::chrono::steady_clock::now();
       const auto outcome = session->run();
       const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
       if (outcome.reason != torchir::StopReason::Finished) {
         std::fprintf(stderr, "error: %s: %s\n", outcome.diagnosis.nodeName.c_str(), outcome.diagnosis.message.c_str());
-        return 1;
+        std::exit(1);
       }
       double opSeconds = 0;
-      nodes = 0;
+      int nodes = 0;
       for (const auto& n : program.nodes)
         if (const auto* r = session->record(n.id); r && !r->schema.empty()) opSeconds += r->microseconds * 1e-6, ++nodes;
-      if (i > 0) std::printf("%.6f %.6f %d\n", dt.count(), opSeconds, nodes);
+      if (print) std::printf("%.6f %.6f %d\n", dt.count(), opSeconds, nodes);
+    };
+    runOnce(false);  // warm-up
+    if (!serve) {
+      for (int i = 0; i < repeats; ++i) runOnce(true);
+      return 0;
+    }
+    char line[64];
+    while (std::fgets(line, sizeof line, stdin)) {  // a request: how many runs
+      for (int i = std::max(1, std::atoi(line)); i > 0; --i) runOnce(true);
+      std::fflush(stdout);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
