@@ -16,10 +16,9 @@ namespace {
 class DispatcherBackend final : public AtenBackend {
  public:
   DispatcherBackend() {
-    // Eager PyTorch reaches these ops with weights that require grad, which keeps convolutions off
-    // oneDNN; so do we: the same kernels give the same bits, and oneDNN would reorder every
-    // weight on every call here (it is slower for one-off calls with unpacked weights).
-    at::globalContext().setUserEnabledMkldnn(false);
+    // oneDNN stays on, as in eager PyTorch, which picks it for some convolutions (resnet18's
+    // first): the same kernels give the same bits. It allocates through the CPU allocator's
+    // raw_allocate/raw_deleter, which the small-block allocator serves too.
     installSmallBlockAllocator();
   }
 

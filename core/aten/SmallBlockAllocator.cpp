@@ -2,11 +2,11 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
+#include <c10/util/Exception.h>
 
 #include <array>
 #include <cstdlib>
 #include <mutex>
-#include <new>
 #include <vector>
 
 namespace torchir {
@@ -15,6 +15,8 @@ namespace {
 constexpr std::size_t kAlignment = 64;  // c10::gAlignment: what vectorized kernels expect
 constexpr std::size_t kClasses = 64;    // blocks of 64, 128, ... 4096 bytes
 constexpr std::size_t kMaxCachedBytesPerClass = std::size_t(4) << 20;
+constexpr std::size_t kLarge = ~std::size_t(0);  // the size class of a block that is not kept
+constexpr std::size_t kMaxBytes = std::size_t(1) << 60;  // beyond any machine: keeps the sums below from wrapping
 
 /// A block is preceded by one aligned header that names its size class, so the deleter,
 /// which only gets the block, knows where to return it.
@@ -24,19 +26,21 @@ struct alignas(kAlignment) Header {
 
 class SmallBlockAllocator final : public c10::Allocator {
  public:
-  explicit SmallBlockAllocator(c10::Allocator* fallback) : m_fallback(fallback) {}
-
   c10::DataPtr allocate(std::size_t bytes) override {
-    if (bytes == 0 || bytes > kClasses * kAlignment) return m_fallback->allocate(bytes);
-    const std::size_t sizeClass = (bytes - 1) / kAlignment;  // 0 .. kClasses-1
-    void* block = take(sizeClass);
+    const c10::Device cpu(c10::DeviceType::CPU);
+    if (bytes == 0) return {nullptr, nullptr, &release, cpu};
+    TORCH_CHECK(bytes <= kMaxBytes, "not enough memory: you tried to allocate ", bytes, " bytes.");
+    const bool small = bytes <= kClasses * kAlignment;
+    const std::size_t sizeClass = small ? (bytes - 1) / kAlignment : kLarge;  // 0 .. kClasses-1
+    void* block = small ? take(sizeClass) : nullptr;
     if (!block) {
-      auto* header = static_cast<Header*>(std::aligned_alloc(kAlignment, sizeof(Header) + (sizeClass + 1) * kAlignment));
-      if (!header) throw std::bad_alloc();
+      const std::size_t payload = small ? (sizeClass + 1) * kAlignment : roundUp(bytes);
+      auto* header = static_cast<Header*>(std::aligned_alloc(kAlignment, sizeof(Header) + payload));
+      TORCH_CHECK(header, "not enough memory: you tried to allocate ", bytes, " bytes.");
       header->sizeClass = sizeClass;
       block = header + 1;
     }
-    return {block, block, &release, c10::Device(c10::DeviceType::CPU)};
+    return {block, block, &release, cpu};
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
@@ -55,9 +59,15 @@ class SmallBlockAllocator final : public c10::Allocator {
     return block;
   }
 
+  static std::size_t roundUp(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+  // Also the raw deleter (oneDNN frees what it got from raw_allocate with it): every block,
+  // small or large, carries a header.
   static void release(void* block) {
+    if (!block) return;
     Header* header = static_cast<Header*>(block) - 1;
     const std::size_t sizeClass = header->sizeClass;
+    if (sizeClass == kLarge) return std::free(header);
     const std::size_t limit = kMaxCachedBytesPerClass / ((sizeClass + 1) * kAlignment);
     {
       std::lock_guard<std::mutex> lock(s_instance->m_mutex);
@@ -77,7 +87,6 @@ class SmallBlockAllocator final : public c10::Allocator {
     return bytes;
   }
 
-  c10::Allocator* m_fallback;
   std::mutex m_mutex;
   std::array<std::vector<void*>, kClasses> m_free;
 
@@ -92,7 +101,7 @@ SmallBlockAllocator* SmallBlockAllocator::s_instance = nullptr;
 void installSmallBlockAllocator() {
   static const bool installed = [] {
     // Never destroyed: tensors made with it may be freed during exit, after static destructors.
-    SmallBlockAllocator::s_instance = new SmallBlockAllocator(c10::GetDefaultCPUAllocator());
+    SmallBlockAllocator::s_instance = new SmallBlockAllocator();
     c10::SetCPUAllocator(SmallBlockAllocator::s_instance, /*priority=*/1);
     return true;
   }();

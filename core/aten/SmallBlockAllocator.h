@@ -7,9 +7,9 @@ namespace torchir {
 /// Makes ATen's CPU tensors of up to 4 KiB come from size-classed free lists instead of
 /// posix_memalign. c10's default allocator asks glibc for every tensor 64-byte aligned, which glibc
 /// serves outside its per-thread caches by carving a bigger chunk and consolidating its bins: on a
-/// program of tiny ops that costs more than the ops' kernels. Larger blocks still go to the default
-/// allocator. Blocks stay 64-byte aligned; the cache is bounded (4 MiB per size class) and shared
-/// by all threads. Idempotent; called when the engine is first made.
+/// program of tiny ops that costs more than the ops' kernels. Larger blocks are allocated and freed
+/// each time, as by c10's. Blocks stay 64-byte aligned; the cache is bounded (4 MiB per size class)
+/// and shared by all threads. Idempotent; called when the engine is first made.
 void installSmallBlockAllocator();
 
 /// Bytes held in the free lists now (blocks freed and kept for reuse).

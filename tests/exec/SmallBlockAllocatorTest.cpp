@@ -1,5 +1,6 @@
-// The engine's CPU allocator: small tensors reuse freed blocks (from any thread), stay aligned
-// for vectorized kernels, large ones go to c10's default allocator, and the cache is bounded.
+// The engine's CPU allocator: small tensors reuse freed blocks (from any thread), blocks stay
+// aligned for vectorized kernels, large ones are not kept, the cache is bounded, and what oneDNN
+// takes with raw_allocate comes back through raw_deleter.
 #include <ATen/ATen.h>
 #include <c10/core/CPUAllocator.h>
 
@@ -14,34 +15,57 @@ using namespace torchir;
 
 namespace {
 
-bool fromDefaultAllocator(const at::Tensor& t) {
-  return t.storage().data_ptr().get_deleter() == c10::GetDefaultCPUAllocator()->raw_deleter();
-}
+bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64 == 0; }
 
 }  // namespace
 
 class SmallBlockAllocatorTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void initTestCase() { installSmallBlockAllocator(); }
+  void initTestCase() {
+    installSmallBlockAllocator();
+    QVERIFY(c10::GetCPUAllocator() != c10::GetDefaultCPUAllocator());
+  }
 
   void smallTensorsReuseFreedBlocks() {
     at::Tensor t = at::empty({8});
-    QVERIFY(!fromDefaultAllocator(t));
-    QCOMPARE(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 64, std::uintptr_t(0));
+    QVERIFY(aligned(t.data_ptr()));
     const void* block = t.data_ptr();
     t.reset();
     at::Tensor again = at::empty({2, 4});  // the same 32 bytes
     QCOMPARE(again.data_ptr(), block);
     at::Tensor other = at::empty({100});  // 400 bytes: another size class, another block
     QVERIFY(other.data_ptr() != block);
-    QCOMPARE(reinterpret_cast<std::uintptr_t>(other.data_ptr()) % 64, std::uintptr_t(0));
+    QVERIFY(aligned(other.data_ptr()));
   }
 
-  void largeAndEmptyTensorsUseTheDefaultAllocator() {
-    QVERIFY(fromDefaultAllocator(at::empty({4097}, at::kByte)));
-    QVERIFY(!fromDefaultAllocator(at::empty({4096}, at::kByte)));
+  void largeBlocksAreNotKept() {
+    const std::size_t before = smallBlockCacheBytes();
+    {
+      at::Tensor big = at::ones({4097}, at::kByte);
+      QVERIFY(aligned(big.data_ptr()));
+      QCOMPARE(big.sum().item<int64_t>(), int64_t(4097));
+    }
+    QCOMPARE(smallBlockCacheBytes(), before);
+    { at::Tensor kept = at::empty({4096}, at::kByte); }
+    QCOMPARE(smallBlockCacheBytes(), before + 4096);
     QCOMPARE(at::empty({0}).numel(), int64_t(0));
+  }
+
+  // oneDNN (convolutions) allocates with raw_allocate and frees with raw_deleter(): every size,
+  // the empty one included, must round-trip.
+  void rawAllocationsRoundTrip() {
+    c10::Allocator* a = c10::GetCPUAllocator();
+    for (std::size_t bytes : {std::size_t(0), std::size_t(1), std::size_t(4096), std::size_t(4097), std::size_t(1) << 24}) {
+      void* p = a->raw_allocate(bytes);
+      QVERIFY(aligned(p));
+      if (bytes) static_cast<char*>(p)[bytes - 1] = 1;
+      a->raw_deleter()(p);
+    }
+  }
+
+  void absurdSizesAreAnError() {
+    QVERIFY_THROWS_EXCEPTION(c10::Error, c10::GetCPUAllocator()->allocate(~std::size_t(0) - 8));
   }
 
   void blocksFreedOnAnotherThreadAreReused() {
