@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <set>
+#include <sstream>
 
 #include "IValueSummary.h"
 #include "program/LenientJson.h"
@@ -159,6 +160,15 @@ int64_t c10Layout(int serialized) {
   return serialized == 7 || serialized == 0 ? static_cast<int64_t>(at::kStrided) : static_cast<int64_t>(at::kSparse);
 }
 
+std::string declaredTypeOf(const c10::Argument& a) {
+  // The argument without its name and default, printed as the schema prints it.
+  const c10::Argument bare("", a.type(), a.real_type(), a.N(), std::nullopt, false,
+                           a.alias_info() ? std::optional<c10::AliasInfo>(*a.alias_info()) : std::nullopt);
+  std::ostringstream os;
+  os << bare;
+  return os.str();
+}
+
 CallPlan planCall(const Program& program, const Node& node, const c10::FunctionSchema& schema) {
   CallPlan plan;
   static const FrameValues kNoFrame;
@@ -170,7 +180,7 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
     p.type = sa.real_type();
     ArgumentRecord rec;
     rec.name = sa.name();
-    rec.declaredType = sa.type()->str();
+    rec.declaredType = declaredTypeOf(sa);
     if (given && given->values.empty()) {
       p.constant = Converter(*given, kNoFrame).value(given->arg, p.type);
       rec.source = ArgSource::Attribute;

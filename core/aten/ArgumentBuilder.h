@@ -42,6 +42,10 @@ struct CallPlan {
   std::vector<ArgumentRecord> records;  // name, declared type, source; value for constants
 };
 
+/// An argument's type as the schema spells it, alias annotation included: `Tensor(a!)` says the op
+/// writes it, `SymInt[2]`, `ScalarType?`.
+std::string declaredTypeOf(const c10::Argument& a);
+
 /// Plans the call: the node's argument by name, else the schema default. Throws
 /// std::runtime_error for an argument that is neither or cannot be converted.
 CallPlan planCall(const Program& program, const Node& node, const c10::FunctionSchema& schema);

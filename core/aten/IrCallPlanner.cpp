@@ -219,7 +219,7 @@ class Planner {
     p.type = a.real_type();
     ArgumentRecord rec;
     rec.name = a.name();
-    rec.declaredType = a.type()->str();
+    rec.declaredType = declaredTypeOf(a);
     const bool inferred = m_ambiguousFrom && index >= *m_ambiguousFrom &&
                           (u.slot == Slot::Tensor || u.slot == Slot::OptionalTensor) && u.takesInput();
     auto constant = [&](c10::IValue v, ArgSource source, std::string detail) {

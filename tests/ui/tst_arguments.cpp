@@ -82,7 +82,8 @@ class TestArguments : public QObject {
     QCOMPARE(model.index(1, 0).data().toString(), QStringLiteral("Outputs"));
     const QModelIndex args = group(model, ArgumentsModel::ArgumentsGroup);
     const QStringList names{"input", "weight", "bias", "stride", "padding", "dilation", "groups"};
-    const QStringList types{"Tensor", "Tensor", "Tensor?", "int[]", "int[]", "int[]", "int"};
+    // as the schema spells them: aten::conv2d(Tensor input, ..., SymInt[2] stride=1, ...)
+    const QStringList types{"Tensor", "Tensor", "Tensor?", "SymInt[2]", "SymInt[2]", "SymInt[2]", "SymInt"};
     QCOMPARE(model.rowCount(args), names.size());
     for (int r = 0; r < names.size(); ++r) {
       QCOMPARE(cell(model, 0, r, ArgumentsModel::Name), names[r]);
