@@ -34,7 +34,11 @@ ExecutionMarks marksOf(const torchir::Session& session, torchir::NodeId failed =
 }
 
 FxTableModel::RecordLookup lookupIn(const torchir::Session& session) {
-  return [&session](torchir::NodeId n) { return session.record(n); };
+  // A copy, as the session controller shares: the engine's own record changes with the next run.
+  return [&session](torchir::NodeId n) -> std::shared_ptr<const torchir::NodeRecord> {
+    const torchir::NodeRecord* r = session.record(n);
+    return r ? std::make_shared<const torchir::NodeRecord>(*r) : nullptr;
+  };
 }
 
 }  // namespace

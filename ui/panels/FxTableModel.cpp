@@ -50,17 +50,18 @@ const QImage& breakpointDot() {
   return dot;
 }
 
-}  // namespace
-
-bool FxTableModel::RunState::showsRecord(const torchir::NodeRecord* record) const {
-  if (!record) return !hasRecord;
-  if (!hasRecord || record->microseconds != microseconds || record->outputs.size() != outputs.size()) return false;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const torchir::ValueSummary &a = outputs[i], &b = record->outputs[i];
-    if (a.kind != b.kind || a.dtype != b.dtype || a.sizes != b.sizes || a.text != b.text) return false;
+// Whether two records show the same: a node run again with the same outcome keeps its texts.
+bool sameOutcome(const torchir::NodeRecord* a, const torchir::NodeRecord* b) {
+  if (a == b) return true;
+  if (!a || !b || a->microseconds != b->microseconds || a->outputs.size() != b->outputs.size()) return false;
+  for (std::size_t i = 0; i < a->outputs.size(); ++i) {
+    const torchir::ValueSummary &x = a->outputs[i], &y = b->outputs[i];
+    if (x.kind != y.kind || x.dtype != y.dtype || x.sizes != y.sizes || x.text != y.text) return false;
   }
   return true;
 }
+
+}  // namespace
 
 FxTableModel::FxTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -73,7 +74,10 @@ void FxTableModel::setRows(FxCells cells) {
   endResetModel();
 }
 
-void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) { m_exported = std::move(program); }
+void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) {
+  m_exported = std::move(program);
+  for (const RunState& run : m_run) run.texts.reset();  // the export differences depend on it
+}
 
 void FxTableModel::clear() {
   beginResetModel();
@@ -94,33 +98,18 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
   for (int row = 0; row < rows; ++row) {
     const NodeStatus status = marks.status(row);
     const bool breakpoint = marks.hasBreakpoint(row);
-    // A record of a node outside the current run (e.g. a stale pointer after reset) is not asked
+    // A record of a node outside the current run (e.g. a stale one after reset) is not asked
     // for: only nodes that ran or failed can have one.
-    const torchir::NodeRecord* record = records && status != NodeStatus::NotRun ? records(row) : nullptr;
-    if (record && !record->executed) record = nullptr;
+    std::shared_ptr<const torchir::NodeRecord> record =
+        records && status != NodeStatus::NotRun ? records(row) : nullptr;
+    if (record && !record->executed) record.reset();
     RunState& current = m_run[static_cast<std::size_t>(row)];
-    // Texts are made only when what they show changed: a run of 30k nodes reports progress every
-    // 50 ms, and formatting every executed row at each report took the GUI thread 0.15 s.
-    if (status == current.status && breakpoint == current.breakpoint && current.showsRecord(record)) {
-      flush(row);
-      continue;
-    }
-    RunState next;
-    next.status = status;
-    next.breakpoint = breakpoint;
-    if (record) {
-      next.hasRecord = true;
-      next.microseconds = record->microseconds;
-      next.outputs = record->outputs;
-      QStringList outputs;
-      for (const torchir::ValueSummary& v : record->outputs) outputs << valueSummaryText(v);
-      next.output = outputs.join(QStringLiteral(", "));
-      next.time = QString::number(record->microseconds, 'f', 1);
-      if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
-        next.exportDiff = exportDifference(*m_exported, row, *record);
-    }
-    const bool changed = !(next == current);
-    current = std::move(next);
+    const bool sameRecord = sameOutcome(current.record.get(), record.get());
+    const bool changed = status != current.status || breakpoint != current.breakpoint || !sameRecord;
+    current.status = status;
+    current.breakpoint = breakpoint;
+    current.record = std::move(record);
+    if (!sameRecord) current.texts.reset();
     if (!changed) {
       flush(row);
       continue;
@@ -128,6 +117,21 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     if (rangeStart < 0) rangeStart = row;
   }
   flush(rows);
+}
+
+const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
+  const RunState& run = m_run[static_cast<std::size_t>(row)];
+  if (run.texts) return *run.texts;
+  RunState::Texts t;
+  if (const torchir::NodeRecord* record = run.record.get()) {
+    QStringList outputs;
+    for (const torchir::ValueSummary& v : record->outputs) outputs << valueSummaryText(v);
+    t.output = outputs.join(QStringLiteral(", "));
+    t.time = QString::number(record->microseconds, 'f', 1);
+    if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
+      t.exportDiff = exportDifference(*m_exported, row, *record);
+  }
+  return *(run.texts = std::move(t));
 }
 
 int FxTableModel::rowCount(const QModelIndex& parent) const {
@@ -142,8 +146,8 @@ QString FxTableModel::cellText(int row, int column) const {
   const RunState& run = m_run[r];
   switch (column) {
     case Status: return statusText(run.status);
-    case Output: return run.output;
-    case Time: return run.time;
+    case Output: return texts(row).output;
+    case Time: return texts(row).time;
     default: return {};
   }
 }
@@ -156,12 +160,13 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       return cellText(index.row(), index.column());
     case Qt::ToolTipRole: {
       if (index.column() == Status && run.breakpoint) return QStringLiteral("Breakpoint: the run stops before this node");
-      if (index.column() == Output && !run.exportDiff.isEmpty()) return QStringLiteral("Differs from export: ") + run.exportDiff;
+      if (index.column() == Output && !texts(index.row()).exportDiff.isEmpty())
+        return QStringLiteral("Differs from export: ") + texts(index.row()).exportDiff;
       const QString cell = cellText(index.row(), index.column());
       return cell.size() > kTooltipThreshold ? QVariant(cell) : QVariant();
     }
     case Qt::BackgroundRole:
-      if (index.column() == Output && !run.exportDiff.isEmpty()) return QBrush(QColor(0xff, 0xd5, 0x8a));
+      if (index.column() == Output && !texts(index.row()).exportDiff.isEmpty()) return QBrush(QColor(0xff, 0xd5, 0x8a));
       return statusTint(run.status);
     case Qt::DecorationRole:
       return index.column() == Status && run.breakpoint ? QVariant(breakpointDot()) : QVariant();

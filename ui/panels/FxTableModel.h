@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "exec/ExecTypes.h"
@@ -23,7 +24,8 @@ class FxTableModel : public QAbstractTableModel {
   /// The columns Python's print_tabular() has; the rest describe the run.
   static constexpr int kFxColumnCount = Status;
 
-  using RecordLookup = std::function<const torchir::NodeRecord*(torchir::NodeId)>;
+  /// A node's record, shared with the session that made it; records are never changed once made.
+  using RecordLookup = std::function<std::shared_ptr<const torchir::NodeRecord>(torchir::NodeId)>;
 
   explicit FxTableModel(QObject* parent = nullptr);
 
@@ -49,20 +51,18 @@ class FxTableModel : public QAbstractTableModel {
   struct RunState {
     NodeStatus status = NodeStatus::NotRun;
     bool breakpoint = false;
-    QString output;  // "float32[1, 64, 56, 56]", several joined by ", "
-    QString time;    // µs, one decimal; empty when not run
-    QString exportDiff;  // how the outputs differ from what export recorded; empty when they agree
-    // What the texts were made from: comparing these is much cheaper than making the texts again.
-    bool hasRecord = false;
-    double microseconds = 0;
-    std::vector<torchir::ValueSummary> outputs;
-    bool showsRecord(const torchir::NodeRecord* record) const;
-    bool operator==(const RunState& o) const {
-      return status == o.status && breakpoint == o.breakpoint && output == o.output && time == o.time &&
-             exportDiff == o.exportDiff;
-    }
+    std::shared_ptr<const torchir::NodeRecord> record;  // what the run columns show; null: not run
+    // Made from `record` when a view first asks for them: a progress report of a long run then
+    // costs a comparison per row, not the formatting of every row that ran since the last one.
+    struct Texts {
+      QString output;      // "float32[1, 64, 56, 56]", several joined by ", "
+      QString time;        // µs, one decimal; empty when not run
+      QString exportDiff;  // how the outputs differ from what export recorded; empty when they agree
+    };
+    mutable std::optional<Texts> texts;
   };
 
+  const RunState::Texts& texts(int row) const;
   QString cellText(int row, int column) const;
 
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.

@@ -204,7 +204,7 @@ std::shared_ptr<EngineReport> EngineWorker::makeReport(quint64 generation) {
   for (torchir::NodeId n = m_reportedUpTo; n < report->position; ++n) {
     // Copies: the engine's own records change with the next run of the node.
     const torchir::NodeRecord* record = m_session->record(n);
-    report->records.push_back(record ? *record : torchir::NodeRecord{});
+    report->records.push_back(record && record->executed ? std::make_shared<const torchir::NodeRecord>(*record) : nullptr);
   }
   m_reportedUpTo = report->position;
   return report;

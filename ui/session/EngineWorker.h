@@ -41,7 +41,8 @@ struct EngineReport {
   quint64 generation = 0;
   bool restart = false;                  // the frame was reset: earlier records are void
   torchir::NodeId firstRecord = 0;       // records[i] is node firstRecord + i
-  std::vector<torchir::NodeRecord> records;
+  // Shared, so the GUI keeps them without copying (null: the node did not run).
+  std::vector<std::shared_ptr<const torchir::NodeRecord>> records;
   torchir::NodeId position = 0;          // program().nodes.size() when finished
   bool finished = false;
   bool ended = false;                    // the command ended (else: a progress report)

@@ -68,7 +68,7 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program) {
   forgetRun();
   m_program = std::move(program);
   m_marks.executed.assign(m_program->program.nodes.size(), false);
-  m_records.assign(m_program->program.nodes.size(), std::nullopt);
+  m_records.assign(m_program->program.nodes.size(), nullptr);
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   auto loaded = m_program;
@@ -90,8 +90,12 @@ void SessionController::clear() {
 
 const torchir::NodeRecord* SessionController::record(torchir::NodeId node) const {
   if (node < 0 || static_cast<std::size_t>(node) >= m_records.size()) return nullptr;
-  const auto& r = m_records[static_cast<std::size_t>(node)];
-  return r ? &*r : nullptr;
+  return m_records[static_cast<std::size_t>(node)].get();
+}
+
+std::shared_ptr<const torchir::NodeRecord> SessionController::sharedRecord(torchir::NodeId node) const {
+  if (node < 0 || static_cast<std::size_t>(node) >= m_records.size()) return nullptr;
+  return m_records[static_cast<std::size_t>(node)];
 }
 
 int SessionController::nodeCount() const {
@@ -187,15 +191,15 @@ void SessionController::requestTensor(torchir::ValueId value) {
 
 void SessionController::applyRecords(const EngineReport& report) {
   if (report.restart) {
-    m_records.assign(m_records.size(), std::nullopt);
+    m_records.assign(m_records.size(), nullptr);
     m_marks.executed.assign(m_marks.executed.size(), false);
   }
   for (std::size_t i = 0; i < report.records.size(); ++i) {
     const auto n = static_cast<std::size_t>(report.firstRecord) + i;
     if (n >= m_records.size()) break;
-    const torchir::NodeRecord& r = report.records[i];
-    m_marks.executed[n] = r.executed;
-    if (r.executed) m_records[n] = r;
+    const auto& r = report.records[i];
+    m_marks.executed[n] = r != nullptr;
+    if (r) m_records[n] = r;
   }
   m_marks.current = report.finished ? torchir::kNone : report.position;
 }

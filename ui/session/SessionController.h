@@ -42,6 +42,8 @@ class SessionController : public QObject {
   const ExecutionMarks& marks() const { return m_marks; }  // current = session position (kNone when finished)
   /// The GUI-side copy of the node's record; nullptr if it has not run since the last reset.
   const torchir::NodeRecord* record(torchir::NodeId node) const;
+  /// The same, shared: records are never changed once made, so a view may keep them.
+  std::shared_ptr<const torchir::NodeRecord> sharedRecord(torchir::NodeId node) const;
   /// Of the last Failed or StopCondition stop (or of inputs the engine refused), else empty.
   const torchir::Diagnosis& diagnosis() const { return m_diagnosis; }
   /// "sample inputs from the archive", "inputs from F", "random inputs (seed 0)"; empty before Ready.
@@ -103,7 +105,7 @@ class SessionController : public QObject {
   quint64 m_commandId = 0;   // of the last command sent
   bool m_hasSession = false;
   ExecutionMarks m_marks;
-  std::vector<std::optional<torchir::NodeRecord>> m_records;  // by NodeId
+  std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
   torchir::Diagnosis m_diagnosis;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;

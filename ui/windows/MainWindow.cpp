@@ -492,7 +492,7 @@ void MainWindow::refreshArguments() {
 void MainWindow::onMarksChanged() {
   const ExecutionMarks& marks = m_session->marks();
   m_graph->setMarks(marks);
-  m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->record(n); });
+  m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->sharedRecord(n); });
   if (!m_restoringBreakpoints && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
 }
 
