@@ -130,11 +130,18 @@ struct NodeRun {
   double microseconds = 0;
   std::vector<c10::IValue> args;             // the call's arguments (references to the frame's tensors)
   std::vector<ArgumentRecord> symbolicArgs;  // SymInt kernels record their own
+  /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
+  void clear() {
+    executed = false;
+    microseconds = 0;
+    args.clear();
+    symbolicArgs.clear();
+  }
 };
 
 class AtenSession final : public Session {
  public:
-  explicit AtenSession(const Program& p) : m_p(p), m_budget(p) {
+  explicit AtenSession(const Program& p) : m_p(p), m_runs(p.nodes.size()), m_budget(p) {
     m_kernels.reserve(p.nodes.size());
     for (const auto& n : p.nodes) m_kernels.push_back(resolveKernel(p, n));
     for (const auto& s : p.inputs)
@@ -236,7 +243,7 @@ class AtenSession final : public Session {
 
   void reset() override {
     m_values.assign(m_p.values.size(), c10::IValue());
-    m_runs.assign(m_p.nodes.size(), NodeRun{});
+    for (NodeRun& r : m_runs) r.clear();
     m_records.assign(m_p.nodes.size(), std::nullopt);
     m_budget.reset();
     m_snapshotCursor = 0;
@@ -319,7 +326,8 @@ class AtenSession final : public Session {
       skipToWork();
       if (finished()) return {StopReason::Finished, {}};
       if (target != kNone && done()) return {StopReason::Stepped, {}};
-      if (m_cancel.exchange(false)) return {StopReason::Cancelled, {}};
+      // A plain load first: the exchange is a locked instruction, paid only when asked to stop.
+      if (m_cancel.load(std::memory_order_relaxed) && m_cancel.exchange(false)) return {StopReason::Cancelled, {}};
       if (!first && m_breakpoints.count(m_pos)) return {StopReason::Breakpoint, {}};
       first = false;
       StepOutcome o = execute(m_pos);
@@ -397,7 +405,7 @@ class AtenSession final : public Session {
     const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
     const Kernel& k = m_kernels[static_cast<std::size_t>(id)];
     NodeRun& run = m_runs[static_cast<std::size_t>(id)];
-    run = NodeRun{};
+    run.clear();
     m_records[static_cast<std::size_t>(id)].reset();
     std::optional<c10::InferenceMode> guard;  // a run holds one already; a single step takes its own
     if (!c10::InferenceMode::is_enabled()) guard.emplace();
@@ -448,7 +456,7 @@ class AtenSession final : public Session {
         } else {
           k.op->callBoxed(stack);
           run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-          if (m_p.source.format == "ir-json") storeIrReturns(n, stack);
+          if (m_ir) storeIrReturns(n, stack);
           else storeReturns(n, stack);
         }
       }
@@ -579,6 +587,7 @@ class AtenSession final : public Session {
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
   std::atomic<bool> m_cancel{false};
+  const bool m_ir = m_p.source.format == "ir-json";  // results are stored as the IR lists them
 };
 
 /// A subgraph runs as a session of its own: same kernels, its own frame.
