@@ -3,17 +3,20 @@
 
 Usage: python engine_speed.py BUILD_DIR FILE.pt2 [IR.json|-] [TURNS] [THREADS] [BURST]
 
-The three take TURNS turns (after a warm-up each). In a turn each runs BURST times (default 3)
-back to back and its median run counts, so that every executor is measured warm, as a program
-run in a loop is. torchir's engine stays loaded in a `run_program FILE serve` process that answers
-each request with its own timings. The speed of a shared machine drifts by 2-3x over seconds, so
-only measurements taken next to each other are compared: each ratio reported is the median of the
-per-turn ratios.
+torchir runs the .pt2, and the IR too when given (with the .pt2's example inputs and weights,
+which the IR JSON does not carry); eager is compared with torchir on the .pt2, pytorch-ir with
+torchir on the same IR. They take TURNS turns (after a warm-up each). In a turn each runs BURST
+times (default 3) back to back and its median run counts, so that every executor is measured warm,
+as a program run in a loop is. torchir's engine stays loaded in a `run_program FILE serve` process
+that answers each request with its own timings. The speed of a shared machine drifts by 2-3x over
+seconds, so only measurements taken next to each other are compared: each ratio reported is the
+median of the per-turn ratios.
 """
 
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -22,8 +25,8 @@ import torch
 class TorchirServer:
     """bench/run_program in serve mode: loaded once, one run per request."""
 
-    def __init__(self, build, pt2, threads):
-        self.proc = subprocess.Popen([f"{build}/bench/run_program", pt2, "serve", str(threads)],
+    def __init__(self, build, path, threads, *options):
+        self.proc = subprocess.Popen([f"{build}/bench/run_program", path, "serve", str(threads), *options],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def run(self, burst):
@@ -65,36 +68,48 @@ def main():
     ep = torch.export.load(pt2)
     args, kwargs = ep.example_inputs
     module = ep.module()
-    executors = {"eager": lambda: module(*args, **kwargs)}
+    # Each Python executor is compared with the torchir run of the same file.
+    python = {"eager": (lambda: module(*args, **kwargs), "torchir .pt2")}
+    servers = {"torchir .pt2": TorchirServer(build, pt2, threads)}
     if ir_path:
+        from safetensors.torch import save_file
         from torch_ir import IR
         from torch_ir.executor import IRExecutor
 
         weights = dict(ep.state_dict)
         weights.update({k: v for k, v in ep.constants.items() if isinstance(v, torch.Tensor)})
         executor = IRExecutor(IR.load(ir_path), weights=weights)
-        executors["pytorch-ir"] = lambda: executor.execute(tuple(args))
+        python["pytorch-ir"] = (lambda: executor.execute(tuple(args)), "torchir IR")
+        # The IR JSON carries no inputs: the same ones, from a file; its weights from the .pt2's.
+        tmp = tempfile.mkdtemp()
+        save_file({f"input_{i}": t.contiguous() for i, t in enumerate(args)}, f"{tmp}/inputs.safetensors")
+        save_file({k: v.contiguous() for k, v in weights.items()}, f"{tmp}/weights.safetensors")
+        servers["torchir IR"] = TorchirServer(build, ir_path, threads, "--weights", f"{tmp}/weights.safetensors",
+                                              "--inputs", f"{tmp}/inputs.safetensors")
 
-    server = TorchirServer(build, pt2, threads)
-    ours, ops, theirs = [], [], {name: [] for name in executors}
+    walls = {name: [] for name in [*servers, *python]}
+    ops = {name: [] for name in servers}
     with torch.inference_mode():
-        for fn in executors.values():
+        for fn, _ in python.values():
             fn()  # warm-up (run_program warms up by itself)
         for _ in range(repeats):
-            wall, op_seconds, nodes = server.run(burst)
-            ours.append(wall)
-            ops.append(op_seconds)
-            for name, fn in executors.items():
-                theirs[name].append(timed(fn, burst))
-    server.close()
+            for name, server in servers.items():
+                wall, op_seconds, nodes = server.run(burst)
+                walls[name].append(wall)
+                ops[name].append(op_seconds)
+            for name, (fn, _) in python.items():
+                walls[name].append(timed(fn, burst))
+    for server in servers.values():
+        server.close()
 
     med = statistics.median
     print(f"file: {pt2}  op nodes run: {nodes}  threads: {threads}  turns: {repeats} of {burst} runs")
-    print(f"torchir engine       {med(ours) * 1e3:9.3f} ms  (ops' own time {med(ops) * 1e3:.3f} ms; "
-          f"overhead {med(w - o for w, o in zip(ours, ops)) / nodes * 1e6:.2f} us/node)")
-    for name, times in theirs.items():
-        ratios = sorted(t / w for t, w in zip(times, ours))
-        print(f"{name:20s} {med(times) * 1e3:9.3f} ms  ({name} / torchir per turn: median {med(ratios):.2f}x, "
+    for name in servers:
+        print(f"{name:20s} {med(walls[name]) * 1e3:9.3f} ms  (ops' own time {med(ops[name]) * 1e3:.3f} ms; "
+              f"overhead {med(w - o for w, o in zip(walls[name], ops[name])) / nodes * 1e6:.2f} us/node)")
+    for name, (_, ours) in python.items():
+        ratios = sorted(t / w for t, w in zip(walls[name], walls[ours]))
+        print(f"{name:20s} {med(walls[name]) * 1e3:9.3f} ms  ({name} / {ours} per turn: median {med(ratios):.2f}x, "
               f"middle half {ratios[len(ratios) // 4]:.2f}x-{ratios[3 * len(ratios) // 4]:.2f}x)")
 
 

@@ -1,9 +1,10 @@
-// Runs a program in-process REPEATS times (after one warm-up) with its sample inputs and prints
-// each run's wall time, and the sum of the ops' own times (as the engine measured them).
+// Runs a program in-process REPEATS times (after one warm-up) with its sample inputs (or those of
+// --inputs: an IR JSON has none) and prints each run's wall time, and the sum of the ops' own
+// times (as the engine measured them).
 // With REPEATS "serve" it reads requests from stdin, each a number of runs, and answers a line
 // per run, so that another executor can be timed between them (engine_speed.py takes turns: the
 // machine's speed drifts).
-// usage: run_program FILE [REPEATS|serve] [THREADS] [--weights F]
+// usage: run_program FILE [REPEATS|serve] [THREADS] [--weights F] [--inputs F]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,25 +13,30 @@
 
 #include "aten/AtenBackend.h"
 #include "exec/Session.h"
+#include "program/InputsFile.h"
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: run_program FILE [REPEATS] [THREADS] [--weights F]\n");
+    std::fprintf(stderr, "usage: run_program FILE [REPEATS|serve] [THREADS] [--weights F] [--inputs F]\n");
     return 2;
   }
   const bool serve = argc > 2 && std::strcmp(argv[2], "serve") == 0;
   const int repeats = serve ? 0 : argc > 2 ? std::atoi(argv[2]) : 10;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
   torchir::LoadOptions options;
-  if (argc > 5 && std::strcmp(argv[4], "--weights") == 0) options.weightsPath = argv[5];
+  const char* inputsPath = nullptr;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--weights") == 0) options.weightsPath = argv[i + 1];
+    else if (std::strcmp(argv[i], "--inputs") == 0) inputsPath = argv[i + 1];
+  }
   try {
     const auto program = torchir::loadProgram(argv[1], options);
     const auto& backend = torchir::atenBackend();
     backend.setThreads(threads);
     auto session = backend.createSession(program);
-    auto d = session->setInputs(program.sampleInputs);
+    auto d = session->setInputs(inputsPath ? torchir::readInputsFile(program, inputsPath) : program.sampleInputs);
     if (!d.ok()) {
       std::fprintf(stderr, "error: %s\n", d.message.c_str());
       return 1;
