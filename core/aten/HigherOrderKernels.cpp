@@ -217,71 +217,67 @@ std::optional<c10::OperatorHandle> findOperator(const std::string& serialized, s
 /// place of the mutated tensors.
 class AutoFunctionalizedKernel final : public HigherOrderKernel {
  public:
-  /// How one mutable argument is found in a v2 call: a view of base `base` (-1: None).
-  struct Mutable {
-    std::size_t slot = 0;
+  /// Where a v2 call's mutable tensor is found: a view of base `base` of `_all_bases` (-1: None).
+  struct View {
     int64_t base = -1;
     std::vector<int64_t> size, stride;
     int64_t storageOffset = 0;
     int64_t sliceDim = -1, sliceStart = 0, sliceEnd = 0;
   };
+  /// A mutable argument: one view, or one per element of a Tensor[] (`isList`).
+  struct Mutable {
+    std::size_t slot = 0;
+    bool isList = false;
+    std::vector<View> views;
+  };
 
   AutoFunctionalizedKernel(const Program& p, const Node& n, c10::OperatorHandle op, bool v2)
       : m_node(n), m_op(std::move(op)), m_v2(v2) {
     // The call's arguments by schema name: for v1 the node passes them all by name; for v2 a
-    // mutable one is `_<name>_base_index` into `_all_bases` (plus view information).
+    // mutable one is `_<name>_base_index` into `_all_bases` (plus view information), and a
+    // mutable Tensor[] is `_<name>_length` and `_<name>_<i>_base_index`, ... per element.
     const auto& schema = m_op.schema();
     for (const auto& a : n.inputs)
       if (a.name == "_all_bases") m_bases = &a;
     for (std::size_t i = 0; i < schema.arguments().size(); ++i) {
       const auto& sa = schema.arguments()[i];
       const bool mutated = sa.alias_info() && sa.alias_info()->isWrite();
-      if (!mutated) {
+      if (!mutated || !m_v2) {
         for (const auto& a : n.inputs)
           if (a.name == sa.name()) m_call.inputs.push_back(a);
-        continue;
-      }
-      if (!m_v2) {
-        for (const auto& a : n.inputs)
-          if (a.name == sa.name()) m_call.inputs.push_back(a);
-        m_mutables.push_back(Mutable{i, -1});
+        if (mutated) m_mutables.push_back(Mutable{i});
         continue;
       }
       Mutable m{i};
-      const std::string prefix = "_" + sa.name() + "_";
-      auto kw = [&](const std::string& key) -> const json* {
-        for (const auto& a : n.inputs)
-          if (a.name == prefix + key) return &a.arg;
-        return nullptr;
-      };
-      const json* index = kw("base_index");
-      if (!index) throw std::runtime_error("no " + prefix + "base_index for the mutable argument '" + sa.name() + "'");
-      if (unionKind(*index) == "as_int") m.base = index->at("as_int").get<int64_t>();
-      else if (unionKind(*index) != "as_none")
-        throw std::runtime_error("the mutable argument '" + sa.name() + "' is a list of bases, which is not supported yet");
-      if (const json* s = kw("size")) {
-        m.size = s->at("as_ints").get<std::vector<int64_t>>();
-        m.stride = kw("stride")->at("as_ints").get<std::vector<int64_t>>();
-        m.storageOffset = kw("storage_offset")->at("as_int").get<int64_t>();
-      } else if (const json* d = kw("slice_dim")) {
-        m.sliceDim = d->at("as_int").get<int64_t>();
-        m.sliceStart = kw("slice_start")->at("as_int").get<int64_t>();
-        m.sliceEnd = kw("slice_end")->at("as_int").get<int64_t>();
-      }
-      // Planned as the base tensor itself (it has the right type); run() puts in the clone's view.
+      m.isList = sa.type()->kind() == c10::TypeKind::ListType;
+      // Planned as the base tensors themselves (they have the right type); run() puts in the
+      // clones' views.
       NodeArgument stand;
       stand.name = sa.name();
-      if (m.base >= 0) {
-        if (!m_bases || static_cast<std::size_t>(m.base) >= m_bases->values.size())
-          throw std::runtime_error(prefix + "base_index " + std::to_string(m.base) + " is outside _all_bases");
-        const ValueId v = m_bases->values[static_cast<std::size_t>(m.base)];
-        stand.arg = json{{"as_tensor", {{"name", p.value(v).name}}}};
-        stand.values = {v};
+      if (m.isList) {
+        const json* length = keyword(n, "_" + sa.name() + "_length");
+        if (!length) throw std::runtime_error("no _" + sa.name() + "_length for the mutable list '" + sa.name() + "'");
+        json tensors = json::array();
+        for (int64_t e = 0; e < length->at("as_int").get<int64_t>(); ++e) {
+          m.views.push_back(readView(n, "_" + sa.name() + "_" + std::to_string(e) + "_"));
+          if (m.views.back().base < 0) throw std::runtime_error("element " + std::to_string(e) + " of the mutable list '" + sa.name() + "' has no base");
+          const ValueId v = baseValue(m.views.back(), "_" + sa.name() + "_" + std::to_string(e) + "_");
+          tensors.push_back({{"name", p.value(v).name}});
+          stand.values.push_back(v);
+        }
+        stand.arg = json{{"as_tensors", tensors}};
       } else {
-        stand.arg = json{{"as_none", true}};
+        m.views.push_back(readView(n, "_" + sa.name() + "_"));
+        if (m.views.back().base >= 0) {
+          const ValueId v = baseValue(m.views.back(), "_" + sa.name() + "_");
+          stand.arg = json{{"as_tensor", {{"name", p.value(v).name}}}};
+          stand.values = {v};
+        } else {
+          stand.arg = json{{"as_none", true}};
+        }
       }
       m_call.inputs.push_back(std::move(stand));
-      m_mutables.push_back(m);
+      m_mutables.push_back(std::move(m));
     }
     m_call.target = n.target;
     m_call.name = n.name;
@@ -298,11 +294,13 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
       if (m_bases)
         for (const auto& b : operandValues(*m_bases, frame)) clones.push_back(b.toTensor().clone());
       for (const auto& m : m_mutables) {
-        if (m.base < 0) continue;
-        at::Tensor base = clones[static_cast<std::size_t>(m.base)].toTensor();
-        stack[m.slot] = !m.size.empty() ? base.as_strided(m.size, m.stride, m.storageOffset)
-                        : m.sliceDim >= 0 ? base.slice(m.sliceDim, m.sliceStart, m.sliceEnd)
-                                          : base;
+        if (!m.isList) {
+          if (m.views.at(0).base >= 0) stack[m.slot] = viewOf(m.views[0], clones);
+          continue;
+        }
+        c10::List<at::Tensor> list;
+        for (const View& v : m.views) list.push_back(viewOf(v, clones));
+        stack[m.slot] = std::move(list);
       }
     } else {
       for (const auto& m : m_mutables) {
@@ -322,6 +320,44 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
   }
 
  private:
+  static const json* keyword(const Node& n, const std::string& name) {
+    for (const auto& a : n.inputs)
+      if (a.name == name) return &a.arg;
+    return nullptr;
+  }
+
+  /// `<prefix>base_index` and the view information that may follow it.
+  static View readView(const Node& n, const std::string& prefix) {
+    View v;
+    const json* index = keyword(n, prefix + "base_index");
+    if (!index) throw std::runtime_error("no " + prefix + "base_index for a mutable argument");
+    if (unionKind(*index) == "as_int") v.base = index->at("as_int").get<int64_t>();
+    else if (unionKind(*index) != "as_none") throw std::runtime_error(prefix + "base_index is " + index->dump());
+    if (const json* size = keyword(n, prefix + "size")) {
+      v.size = size->at("as_ints").get<std::vector<int64_t>>();
+      v.stride = keyword(n, prefix + "stride")->at("as_ints").get<std::vector<int64_t>>();
+      v.storageOffset = keyword(n, prefix + "storage_offset")->at("as_int").get<int64_t>();
+    } else if (const json* dim = keyword(n, prefix + "slice_dim")) {
+      v.sliceDim = dim->at("as_int").get<int64_t>();
+      v.sliceStart = keyword(n, prefix + "slice_start")->at("as_int").get<int64_t>();
+      v.sliceEnd = keyword(n, prefix + "slice_end")->at("as_int").get<int64_t>();
+    }
+    return v;
+  }
+
+  ValueId baseValue(const View& v, const std::string& prefix) const {
+    if (!m_bases || static_cast<std::size_t>(v.base) >= m_bases->values.size())
+      throw std::runtime_error(prefix + "base_index " + std::to_string(v.base) + " is outside _all_bases");
+    return m_bases->values[static_cast<std::size_t>(v.base)];
+  }
+
+  static at::Tensor viewOf(const View& v, const std::vector<c10::IValue>& clones) {
+    const at::Tensor base = clones.at(static_cast<std::size_t>(v.base)).toTensor();
+    return !v.size.empty() ? base.as_strided(v.size, v.stride, v.storageOffset)
+           : v.sliceDim >= 0 ? base.slice(v.sliceDim, v.sliceStart, v.sliceEnd)
+                            : base;
+  }
+
   const Node& m_node;
   c10::OperatorHandle m_op;
   bool m_v2;

@@ -125,6 +125,29 @@ class HigherOrderTest : public QObject {
     QCOMPARE(relativeError(*clone, x), 0.0);
   }
 
+  void autoFunctionalizedMutatesAListOfBases() {
+    // The fixture's custom op scales a Tensor[] in place: element 0 is base 0, element 1 a slice
+    // of base 1 (`_xs_1_slice_dim`, ...). aten._foreach_mul_.Scalar does the same, so with it in
+    // place of the Python op the program must give the eager model's outputs.
+    Program p = loadProgram(fixturePath("custom_inplace_list", ".pt2"));
+    for (auto& a : nodeNamed(p, "auto_functionalized_v2").inputs) {
+      if (a.arg.contains("as_operator")) a.arg["as_operator"] = "torch.ops.aten._foreach_mul_.Scalar";
+      if (a.name == "factor") a.name = "scalar";
+      if (a.name.rfind("_xs_", 0) == 0) a.name = "_self_" + a.name.substr(4);
+    }
+    auto s = atenBackend().createSession(p);
+    runAndCompare(*s, fixturePath("custom_inplace_list", ".inputs.safetensors"),
+                  fixturePath("custom_inplace_list", ".outputs.safetensors"));
+    // The op mutated clones: the program's own `add` (base 1) keeps its values.
+    const TensorData x = p.sampleInputs.at(0);
+    const auto add = s->tensor(*p.findValue("add"));
+    QVERIFY(add);
+    for (int64_t i = 0; i < x.numel(); ++i) QCOMPARE(elementAsDouble(*add, i), static_cast<double>(static_cast<float>(elementAsDouble(x, i) + 1)));
+    const NodeRecord* r = s->record(*p.findNode("auto_functionalized_v2"));
+    QVERIFY(r);
+    QCOMPARE(QString::fromStdString(r->arguments.at(0).declaredType), QString("Tensor(a!)[]"));
+  }
+
   void unknownHigherOrderOpIsDiagnosed() {
     Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
     nodeNamed(p, "cond").target = "map_impl";
