@@ -130,12 +130,14 @@ struct NodeRun {
   double microseconds = 0;
   std::vector<c10::IValue> args;             // the call's arguments (references to the frame's tensors)
   std::vector<ArgumentRecord> symbolicArgs;  // SymInt kernels record their own
+  std::vector<InnerRecord> inner;            // what a higher-order node's subgraphs ran
   /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
   void clear() {
     executed = false;
     microseconds = 0;
     args.clear();
     symbolicArgs.clear();
+    inner.clear();
   }
 };
 
@@ -284,6 +286,16 @@ class AtenSession final : public Session {
     return results;
   }
 
+  /// The op nodes this (sub)graph's last run executed, for the higher-order node that ran it.
+  std::vector<InnerRecord> executedOps(const std::string& graphName) const {
+    std::vector<InnerRecord> out;
+    for (const Node& n : m_p.nodes) {
+      if (m_kernels[static_cast<std::size_t>(n.id)].kind == Kernel::Skip) continue;
+      if (const NodeRecord* r = record(n.id)) out.push_back(InnerRecord{graphName, n.name, n.target, *r});
+    }
+    return out;
+  }
+
   const NodeRecord* record(NodeId node) const override {
     const NodeRun& run = m_runs.at(static_cast<std::size_t>(node));
     if (!run.executed) return nullptr;
@@ -377,6 +389,7 @@ class AtenSession final : public Session {
       if (planned ? !isPlanConstant(k.plan.args[i]) : rec.arguments[i].source == ArgSource::Input)
         rec.arguments[i].value = summarize(run.args[i]);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
+    rec.inner = run.inner;
     return rec;
   }
 
@@ -442,6 +455,7 @@ class AtenSession final : public Session {
         std::vector<c10::IValue> results = k.hop->run(m_values, hop);
         run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
         run.symbolicArgs = std::move(hop.arguments);
+        run.inner = std::move(hop.inner);
         for (ValueId v : n.outputs) {  // the getitem values pick the results by output index
           const auto i = static_cast<std::size_t>(m_p.value(v).outputIndex);
           if (i < results.size()) m_values[static_cast<std::size_t>(v)] = results[i];
@@ -597,6 +611,7 @@ class SubgraphSession final : public SubgraphRunner {
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
     return m_session.runGraph(operands, m_name);
   }
+  std::vector<InnerRecord> lastRun() const override { return m_session.executedOps(m_name); }
 
  private:
   std::string m_name;

@@ -115,7 +115,10 @@ class CondKernel final : public HigherOrderKernel {
                      record("true_fn", "GraphModule", ArgSource::Attribute, m_trueName, graphSummary(taken ? "taken" : "not taken")),
                      record("false_fn", "GraphModule", ArgSource::Attribute, m_falseName, graphSummary(taken ? "not taken" : "taken")),
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
-    return (taken ? m_true : m_false)->run(operands);
+    SubgraphRunner& branch = *(taken ? m_true : m_false);
+    std::vector<c10::IValue> results = branch.run(operands);
+    rec.inner = branch.lastRun();
+    return results;
   }
 
  private:
@@ -162,6 +165,8 @@ class WhileLoopKernel final : public HigherOrderKernel {
     count.kind = "int";
     count.text = std::to_string(iterations);
     rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "counted", count));
+    if (iterations > 0) rec.inner = m_body->lastRun();  // the last iteration's body, then its final test
+    for (auto& r : m_cond->lastRun()) rec.inner.push_back(std::move(r));
     return carried;
   }
 
@@ -187,7 +192,9 @@ class SetGradKernel final : public HigherOrderKernel {
     rec.arguments = {record("enabled", "bool", ArgSource::Attribute, "given", summarize(operandValues(input(m_node, 0), frame).at(0))),
                      record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run")),
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
-    return m_body->run(operands);
+    std::vector<c10::IValue> results = m_body->run(operands);
+    rec.inner = m_body->lastRun();
+    return results;
   }
 
  private:

@@ -19,6 +19,8 @@ class SubgraphRunner {
   virtual ~SubgraphRunner() = default;
   /// Operands in placeholder order -> results in output order. Throws SubgraphFailure.
   virtual std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) = 0;
+  /// The op nodes the last run executed, in order, named by the subgraph.
+  virtual std::vector<InnerRecord> lastRun() const = 0;
 };
 using MakeSubgraphRunner = std::function<std::unique_ptr<SubgraphRunner>(const Subgraph&)>;
 
@@ -36,7 +38,8 @@ class HigherOrderKernel {
   virtual ~HigherOrderKernel() = default;
   virtual std::string schema() const = 0;
   /// The op's results by output index (the node's getitem values pick them). Fills
-  /// record.arguments with what the argument view shows (the branch taken, the iterations).
+  /// record.arguments with what the argument view shows (the branch taken, the iterations), and
+  /// record.inner with what ran inside.
   virtual std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& record) = 0;
 };
 

@@ -93,17 +93,33 @@ int runCommand(const Args& args) {
   const StepOutcome outcome = session->run();
   Json trace = Json::array();
   if (args.flag("--trace")) {
+    // A node's line; a higher-order node's is followed by the nodes its subgraphs ran, named
+    // graph/node and without an index of their own.
+    auto traceNode = [&](const std::string& index, const std::string& name, const std::string& op, const NodeRecord& r) {
+      const ValueSummary out = r.outputs.empty() ? ValueSummary{} : r.outputs.front();
+      Json entry = {{"name", name}, {"op", op}, {"dtype", std::string(dtypeName(out.dtype))}, {"shape", out.sizes},
+                    {"us", r.microseconds}};
+      if (!json)
+        std::printf("%5s  %-28s %-36s %-9s %-20s %9.1f us\n", index.c_str(), name.c_str(), op.c_str(),
+                    std::string(dtypeName(out.dtype)).c_str(), shapeText(out.sizes).c_str(), r.microseconds);
+      return entry;
+    };
     for (const auto& n : program.nodes) {
       const NodeRecord* r = session->record(n.id);
       if (!r || n.opcode != Opcode::CallFunction || r->schema.empty()) continue;
-      const ValueSummary out = r->outputs.empty() ? ValueSummary{} : r->outputs.front();
-      if (json) {
-        trace.push_back({{"index", n.id}, {"name", n.name}, {"op", n.target}, {"dtype", std::string(dtypeName(out.dtype))},
-                         {"shape", out.sizes}, {"us", r->microseconds}});
-      } else {
-        std::printf("%5d  %-28s %-36s %-9s %-20s %9.1f us\n", n.id, n.name.c_str(), n.target.c_str(),
-                    std::string(dtypeName(out.dtype)).c_str(), shapeText(out.sizes).c_str(), r->microseconds);
+      Json entry = traceNode(std::to_string(n.id), n.name, n.target, *r);
+      entry["index"] = n.id;
+      if (!r->inner.empty()) {
+        Json inner = Json::array();
+        for (const InnerRecord& i : r->inner) {
+          Json e = traceNode("", i.graph + "/" + i.name, i.target, i.record);
+          e["graph"] = i.graph;
+          e["name"] = i.name;
+          inner.push_back(std::move(e));
+        }
+        entry["inner"] = std::move(inner);
       }
+      if (json) trace.push_back(std::move(entry));
     }
   }
   const bool ok = outcome.reason == StopReason::Finished;

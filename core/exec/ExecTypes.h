@@ -49,6 +49,8 @@ struct Diagnosis {
 };
 
 /// What one step did.
+struct InnerRecord;
+
 struct NodeRecord {
   NodeId node = kNone;
   bool executed = false;
@@ -56,6 +58,17 @@ struct NodeRecord {
   std::vector<ArgumentRecord> arguments;
   std::vector<ValueSummary> outputs;
   double microseconds = 0;  // the op's own call, without the engine's work around it
+  // A higher-order node (cond, while_loop, ...): the nodes its subgraphs ran, in order (for a
+  // loop, its last iteration).
+  std::vector<InnerRecord> inner;
+};
+
+/// A node inside a higher-order node's subgraph, as it last ran.
+struct InnerRecord {
+  std::string graph;   // the subgraph's name, e.g. "true_graph_0"
+  std::string name;    // the node's name in it
+  std::string target;  // its op
+  NodeRecord record;
 };
 
 /// Conditions that stop a run after the node that meets them.

@@ -18,6 +18,14 @@ using namespace torchir::test;
 namespace {
 
 /// Runs `p` on the inputs file and compares every output with the outputs file.
+/// "graph: name op output" for each node a higher-order node ran inside.
+QStringList innerOps(const NodeRecord& r) {
+  QStringList out;
+  for (const InnerRecord& i : r.inner)
+    out << QString::fromStdString(i.graph + ": " + i.name + " " + i.target + " " + (i.record.outputs.empty() ? "" : i.record.outputs[0].text));
+  return out;
+}
+
 void runAndCompare(Session& s, const std::string& inputs, const std::string& outputs) {
   QVERIFY(s.setInputs(inputsOf(inputs)).ok());
   const StepOutcome o = s.run();
@@ -64,9 +72,16 @@ class HigherOrderTest : public QObject {
     QVERIFY(s->record(cond));
     QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "false_fn").value.text), QString("taken"));
     QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "true_fn").sourceDetail), QString("true_graph_0"));
+    // What ran inside: the taken branch's ops, x - w, with their arguments and outputs.
+    QCOMPARE(innerOps(*s->record(cond)), QStringList{"false_graph_0: sub aten.sub.Tensor float32[2, 4]"});
     runAndCompare(*s, fixturePath("cond_branch", ".alt_inputs.safetensors"),
                   fixturePath("cond_branch", ".alt_outputs.safetensors"));
     QCOMPARE(QString::fromStdString(argumentNamed(*s->record(cond), "true_fn").value.text), QString("taken"));
+    QCOMPARE(innerOps(*s->record(cond)), (QStringList{"true_graph_0: mul aten.mul.Tensor float32[2, 4]",
+                                                     "true_graph_0: add aten.add.Tensor float32[2, 4]"}));
+    const InnerRecord& mul = s->record(cond)->inner.at(0);
+    QCOMPARE(QString::fromStdString(mul.record.arguments.at(1).name), QString("other"));
+    QVERIFY(mul.record.microseconds > 0);
   }
 
   void whileLoopRunsUntilItsConditionFails() {
@@ -76,6 +91,12 @@ class HigherOrderTest : public QObject {
     const NodeRecord* r = s->record(*p.findNode("while_loop"));
     QVERIFY(r);
     QCOMPARE(QString::fromStdString(argumentNamed(*r, "iterations").value.text), QString("3"));
+    // The last iteration's body (i + 1, x * 2 + 1), then the test that ended the loop (i < 3).
+    const QStringList inner = innerOps(*r);
+    QCOMPARE(inner.size(), 4);
+    QVERIFY2(inner[0].startsWith("while_loop_body_graph_0: add ") && inner[1].contains(": mul ") &&
+                 inner[2].contains(": add_1 ") && inner[3].startsWith("while_loop_cond_graph_0: lt aten.lt.Scalar bool[]"),
+             qPrintable(inner.join(" | ")));
   }
 
   void noGradRegionRunsItsBody() {

@@ -121,6 +121,36 @@ class TestArguments : public QObject {
              std::optional<torchir::ValueId>(program.node(conv).outputs.at(0)));
   }
 
+  void condShowsWhatRanInsideItsBranch() {
+    const torchir::Program program = load("cond_branch");
+    auto session = torchir::atenBackend().createSession(program);
+    // The negated sample sums above zero: the true branch, x * w + 1.
+    QVERIFY(session->setInputs(inputsOf(torchir::test::fixturePath(QStringLiteral("cond_branch"),
+                                                                   QStringLiteral(".alt_inputs.safetensors")))).ok());
+    QCOMPARE(session->run().reason, torchir::StopReason::Finished);
+    const torchir::NodeId cond = *program.findNode("cond");
+    ArgumentsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setNode(program, cond, session->record(cond), nullptr);
+    dump(model);
+    QCOMPARE(model.rowCount(), 3);
+    const QModelIndex inside = group(model, ArgumentsModel::InsideGroup);
+    QCOMPARE(inside.data().toString(), QStringLiteral("Inside"));
+    QCOMPARE(model.rowCount(inside), 2);
+    QCOMPARE(cell(model, ArgumentsModel::InsideGroup, 0, ArgumentsModel::Name), QStringLiteral("mul"));
+    QCOMPARE(cell(model, ArgumentsModel::InsideGroup, 0, ArgumentsModel::Type), QStringLiteral("aten.mul.Tensor"));
+    QCOMPARE(cell(model, ArgumentsModel::InsideGroup, 0, ArgumentsModel::Source), QStringLiteral("true_graph_0"));
+    QCOMPARE(cell(model, ArgumentsModel::InsideGroup, 1, ArgumentsModel::Shape), QStringLiteral("[2, 4]"));
+    QCOMPARE(cell(model, ArgumentsModel::InsideGroup, 1, ArgumentsModel::DType), QStringLiteral("float32"));
+    // The subgraph's values are not the main graph's: nothing to open in the tensor viewer.
+    QVERIFY(!model.valueAt(model.index(1, 0, inside)));
+
+    // A plain op has no "Inside".
+    const torchir::NodeId gt = *program.findNode("gt");
+    model.setNode(program, gt, session->record(gt), nullptr);
+    QCOMPARE(model.rowCount(), 2);
+  }
+
   void mixedPrecisionFailureMarksInputAndWeight() {
     const torchir::Program program = load("mixed_precision");
     auto session = torchir::atenBackend().createSession(program);

@@ -173,6 +173,16 @@ void ArgumentsModel::setNode(const torchir::Program& program, torchir::NodeId no
         if (row.tensor && named) row.value = node.outputs[i];
         outs.push_back(std::move(row));
       }
+      // A subgraph's values live in its own frame: their rows show summaries, nothing to open.
+      for (const torchir::InnerRecord& in : record->inner) {
+        const torchir::ValueSummary first = in.record.outputs.empty() ? torchir::ValueSummary{} : in.record.outputs.front();
+        Row row = rowFromSummary(QString::fromStdString(in.name), QString::fromStdString(in.target),
+                                 QString::fromStdString(in.graph), first);
+        QStringList outputs;
+        for (const auto& o : in.record.outputs) outputs << valueSummaryText(o);
+        row.cells[Value] = outputs.join(QStringLiteral(", "));
+        m_groups[InsideGroup].push_back(std::move(row));
+      }
     } else if (failure && failure->node == nodeId) {
       args = argumentRows(program, node, failure->arguments);
       outs = exportedOutputRows(program, node, QStringLiteral("not produced (failed)"));
@@ -217,7 +227,7 @@ QString ArgumentsModel::highlightReason(const QModelIndex& index) const {
 
 QModelIndex ArgumentsModel::index(int row, int column, const QModelIndex& parent) const {
   if (column < 0 || column >= ColumnCount || row < 0) return {};
-  if (!parent.isValid()) return m_hasNode && row < GroupCount ? createIndex(row, column, kGroupId) : QModelIndex();
+  if (!parent.isValid()) return row < groupCount() ? createIndex(row, column, kGroupId) : QModelIndex();
   if (parent.internalId() != kGroupId || parent.column() != 0) return {};
   if (row >= static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].size())) return {};
   return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
@@ -229,18 +239,27 @@ QModelIndex ArgumentsModel::parent(const QModelIndex& child) const {
 }
 
 int ArgumentsModel::rowCount(const QModelIndex& parent) const {
-  if (!parent.isValid()) return m_hasNode ? GroupCount : 0;
+  if (!parent.isValid()) return groupCount();
   if (parent.internalId() != kGroupId || parent.column() != 0) return 0;
   return static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].size());
 }
 
 int ArgumentsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
+int ArgumentsModel::groupCount() const {
+  if (!m_hasNode) return 0;
+  return m_groups[InsideGroup].empty() ? InsideGroup : GroupCount;  // "Inside" only when something ran there
+}
+
 QVariant ArgumentsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   if (index.internalId() == kGroupId) {
     if (role != Qt::DisplayRole || index.column() != Name) return {};
-    return index.row() == ArgumentsGroup ? QStringLiteral("Arguments") : QStringLiteral("Outputs");
+    switch (index.row()) {
+      case ArgumentsGroup: return QStringLiteral("Arguments");
+      case OutputsGroup: return QStringLiteral("Outputs");
+      default: return QStringLiteral("Inside");
+    }
   }
   const Row* row = rowAt(index);
   if (!row) return {};

@@ -11,14 +11,15 @@
 namespace torchir::ui {
 
 /// One node's call as a two-level tree: top rows "Arguments" and "Outputs", one child per
-/// argument or output. What it shows depends on what is known about the node: the record of its
-/// last run, else the diagnosis of its failure, else the node as exported.
+/// argument or output, and for a higher-order node that ran (cond, while_loop, ...) "Inside": the
+/// nodes its subgraphs ran. What it shows depends on what is known about the node: the record of
+/// its last run, else the diagnosis of its failure, else the node as exported.
 class ArgumentsModel : public QAbstractItemModel {
   Q_OBJECT
 
  public:
   enum Columns { Name, Type, Source, Value, DType, Shape, Strides, Device, ColumnCount };
-  enum Groups { ArgumentsGroup, OutputsGroup, GroupCount };
+  enum Groups { ArgumentsGroup, OutputsGroup, InsideGroup, GroupCount };
 
   explicit ArgumentsModel(QObject* parent = nullptr);
 
@@ -51,6 +52,7 @@ class ArgumentsModel : public QAbstractItemModel {
 
  private:
   const Row* rowAt(const QModelIndex& index) const;
+  int groupCount() const;
 
   bool m_hasNode = false;
   std::array<std::vector<Row>, GroupCount> m_groups;
