@@ -7,6 +7,8 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QtTest>
 
 #include "Fixtures.h"
@@ -151,6 +153,33 @@ class TestGraphPanel : public QObject {
     QCOMPARE(menu.count(), 1);
     QCOMPARE(menu.at(0).at(0).value<NodeId>(), static_cast<NodeId>(target->node()));
     QCOMPARE(panel->selectedNode(), static_cast<NodeId>(target->node()));
+  }
+
+  // Items carry no tooltips of their own (it makes big scenes slow to build and delete): the
+  // view asks the item under the cursor.
+  void hoverShowsTheBoxTooltip() {
+    GraphPanel* panel = m_panel.get();
+    panel->view()->setZoom(1.0);
+    BoxItem* target = nullptr;
+    for (QGraphicsItem* item : panel->scene()->items(Qt::AscendingOrder))
+      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
+        target = static_cast<BoxItem*>(item);
+    QVERIFY(target);
+    QVERIFY(target->toolTip().isEmpty());
+    panel->view()->centerOn(target);
+    const QPoint at = viewportPoint(*panel, target->rect().center());
+    QHelpEvent over(QEvent::ToolTip, at, panel->view()->viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(panel->view()->viewport(), &over);
+    QTRY_COMPARE(QToolTip::text(), target->lines().join(QLatin1Char('\n')));
+    QVERIFY(QToolTip::text().contains(target->lines().first()));
+
+    // Over empty canvas: none.
+    const QPointF empty = panel->scene()->sceneRect().topLeft() + QPointF(2, 2);
+    panel->view()->centerOn(empty);
+    const QPoint nowhere = viewportPoint(*panel, empty);
+    QHelpEvent overNothing(QEvent::ToolTip, nowhere, panel->view()->viewport()->mapToGlobal(nowhere));
+    QCoreApplication::sendEvent(panel->view()->viewport(), &overNothing);
+    QTRY_VERIFY(QToolTip::text().isEmpty());
   }
 
   void clickSelectsOpBox() {

@@ -46,8 +46,12 @@ BoxItem::BoxItem(const layout::Box& box, int index)
   m_lines.reserve(static_cast<int>(box.lines.size()));
   for (const auto& l : box.lines) m_lines << QString::fromStdString(l);
   setZValue(2);
-  if (m_kind == layout::BoxKind::Op && !m_lines.isEmpty()) setToolTip(m_lines.join(QLatin1Char('\n')));
-  if (m_kind == layout::BoxKind::Module) setToolTip(QObject::tr("Double-click to expand"));
+}
+
+QString BoxItem::toolTipText() const {
+  if (m_kind == layout::BoxKind::Op) return m_lines.join(QLatin1Char('\n'));
+  if (m_kind == layout::BoxKind::Module) return QObject::tr("Double-click to expand");
+  return {};
 }
 
 QRectF BoxItem::boundingRect() const {
@@ -173,9 +177,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 // ---- FrameItem
 
 FrameItem::FrameItem(const layout::Frame& frame, int index)
-    : m_rect(toQt(frame.rect)), m_label(QString::fromStdString(frame.label)), m_module(frame.module), m_index(index) {
-  setToolTip(m_label);
-}
+    : m_rect(toQt(frame.rect)), m_label(QString::fromStdString(frame.label)), m_module(frame.module), m_index(index) {}
 
 QRectF FrameItem::boundingRect() const { return m_rect.adjusted(-1, -1, 1, 1); }
 
@@ -196,6 +198,16 @@ void FrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
   painter->setFont(graphstyle::titleFont());
   painter->setPen(QColor(0x44, 0x44, 0x44));
   painter->drawText(QPointF(m_rect.x() + 8, m_rect.y() + 4 + graphstyle::ascent()), m_label);
+}
+
+QString graphToolTip(const QList<QGraphicsItem*>& itemsUnderCursor) {
+  for (const QGraphicsItem* item : itemsUnderCursor) {
+    QString text;
+    if (item->type() == BoxItem::Type) text = static_cast<const BoxItem*>(item)->toolTipText();
+    else if (item->type() == FrameItem::Type) text = static_cast<const FrameItem*>(item)->toolTipText();
+    if (!text.isEmpty()) return text;
+  }
+  return {};
 }
 
 }  // namespace torchir::ui

@@ -29,6 +29,7 @@ class BoxItem : public QGraphicsItem {
   int module() const { return m_module; }
   const QRectF& rect() const { return m_rect; }
   const QStringList& lines() const { return m_lines; }
+  QString toolTipText() const;
 
   NodeStatus status() const { return m_status; }
   bool breakpoint() const { return m_breakpoint; }
@@ -76,11 +77,17 @@ class FrameItem : public QGraphicsItem {
   int module() const { return m_module; }
   /// The strip above the children that holds the title: where a double-click collapses the frame.
   QRectF labelRect() const;
+  QString toolTipText() const { return m_label; }
 
  private:
   QRectF m_rect;
   QString m_label;
   int m_module, m_index;
 };
+
+/// The tooltip of the topmost item that has one, or an empty string. Items do not carry their
+/// tooltips (QGraphicsItem::setToolTip allocates per item, and a 24k-box scene then takes half
+/// as long again to build and to delete): the view asks here when the user hovers.
+QString graphToolTip(const QList<QGraphicsItem*>& itemsUnderCursor);
 
 }  // namespace torchir::ui

@@ -1,6 +1,8 @@
 #include "GraphView.h"
 
 #include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -8,6 +10,7 @@
 #include <cmath>
 
 #include "graph/GraphDetail.h"
+#include "graph/GraphItems.h"
 
 namespace torchir::ui {
 
@@ -126,6 +129,19 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 void GraphView::contextMenuEvent(QContextMenuEvent* event) {
   Q_EMIT contextMenuRequested(mapToScene(event->pos()), event->globalPos());
   event->accept();
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+  if (event->type() != QEvent::ToolTip) return QGraphicsView::viewportEvent(event);
+  const auto* help = static_cast<QHelpEvent*>(event);
+  const QString text = graphToolTip(items(help->pos()));
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+    event->ignore();
+  } else {
+    QToolTip::showText(help->globalPos(), text, viewport());
+  }
+  return true;
 }
 
 }  // namespace torchir::ui

@@ -37,6 +37,7 @@ class GraphView : public QGraphicsView {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
+  bool viewportEvent(QEvent* event) override;  // tooltips, from the item under the cursor
 
  private:
   void scaleBy(double factor);
