@@ -206,6 +206,43 @@ class TestMainWindow : public QObject {
     QCOMPARE(reopened.session()->marks().current, node);
   }
 
+  // Opening another file and coming back, in one window, keeps each file's breakpoints: the
+  // empty marks of a program being replaced or started are not a user's change to save.
+  void breakpointsSurviveSwitchingFilesInOneWindow() {
+    const QString mlp = torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2"));
+    const QString topk = torchir::test::fixturePath(QStringLiteral("topk"), QStringLiteral(".pt2"));
+    MainWindow window;
+    auto lastOp = [&] {
+      torchir::NodeId node = torchir::kNone;
+      for (const auto& n : window.program()->program.nodes)
+        if (n.opcode == torchir::Opcode::CallFunction) node = n.id;
+      return node;
+    };
+    // Opens `path` and waits for its engine session (the previous file's stays Ready meanwhile).
+    auto open = [&](const QString& path) {
+      window.openFile(path);
+      QTRY_COMPARE_WITH_TIMEOUT(window.program() ? window.program()->request.path : QString(), path, kLoadTimeoutMs);
+      QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
+                                   window.session()->state() == torchir::ui::RunState::Ready,
+                               kLoadTimeoutMs);
+    };
+    auto openAndSetBreakpoint = [&](const QString& path) {
+      open(path);
+      const torchir::NodeId node = lastOp();
+      if (!window.session()->marks().hasBreakpoint(node)) {
+        Q_EMIT window.graphPanel()->nodeSelected(node);
+        window.executionActions()->toggleBreakpoint()->trigger();
+      }
+      QVERIFY(window.session()->marks().hasBreakpoint(node));
+    };
+    openAndSetBreakpoint(mlp);
+    openAndSetBreakpoint(topk);
+    open(mlp);
+    QTRY_VERIFY(window.session()->marks().hasBreakpoint(lastOp()));
+    open(topk);
+    QTRY_VERIFY(window.session()->marks().hasBreakpoint(lastOp()));
+  }
+
   void irJsonRunsWithTheWeightsNextToIt() {
     MainWindow window;
     window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json")));

@@ -60,7 +60,7 @@ void SessionController::forgetRun() {
   m_inputsDescription.clear();
 }
 
-void SessionController::setProgram(torchir::ui::LoadedProgramPtr program) {
+void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints) {
   if (!program) {
     clear();
     return;
@@ -69,6 +69,9 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program) {
   m_program = std::move(program);
   m_marks.executed.assign(m_program->program.nodes.size(), false);
   m_records.assign(m_program->program.nodes.size(), nullptr);
+  for (torchir::NodeId n : breakpoints)
+    if (validNode(n)) m_marks.breakpoints.insert(n);
+  m_controls->setBreakpoints(m_marks.breakpoints);
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   auto loaded = m_program;

@@ -33,8 +33,9 @@ class SessionController : public QObject {
 
   /// Creates the engine session on the engine thread: inputs from request.inputsPath, else the
   /// program's sample inputs, else random inputs with seed 0. Ready, or Failed with sessionFailed(),
-  /// follows. Breakpoints are cleared. A null program is clear().
-  void setProgram(torchir::ui::LoadedProgramPtr program);
+  /// follows. The breakpoints are the program's from the start (e.g. those stored for its file). A
+  /// null program is clear().
+  void setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints = {});
   void clear();  // back to Empty
 
   RunState state() const { return m_state; }

@@ -394,7 +394,7 @@ void MainWindow::onLoadStarted(const QString& path) {
 }
 
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
-  saveBreakpoints();  // of the program being replaced
+  if (m_session->program() == m_program) saveBreakpoints();  // of the program being replaced
   LoadedProgramPtr previous = std::exchange(m_program, program);
   m_selected = torchir::kNone;
   m_progress->hide();
@@ -406,7 +406,6 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_arguments->clear();
   m_diagnosis->clear();
   m_tensor->clear();
-  // The new program's marks start empty: not a user's change to save over its stored breakpoints.
   m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
   // The engine starts once the first view is on screen: loading libtorch and resolving every
   // node's kernel take both cores for a moment, and the graph is what the user waits for.
@@ -433,10 +432,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
 void MainWindow::startSession() {
   if (!m_sessionPending || !m_program) return;
   m_sessionPending = false;
-  m_restoringBreakpoints = true;
-  m_session->setProgram(m_program);
-  m_session->setBreakpoints(m_savedBreakpoints);
-  m_restoringBreakpoints = false;
+  m_session->setProgram(m_program, m_savedBreakpoints);
 }
 
 void MainWindow::showMissingData(const torchir::Program& program) {
@@ -493,7 +489,9 @@ void MainWindow::onMarksChanged() {
   const ExecutionMarks& marks = m_session->marks();
   m_graph->setMarks(marks);
   m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->sharedRecord(n); });
-  if (!m_restoringBreakpoints && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
+  // Only the user changes breakpoints of the session's program; a program being replaced or not
+  // yet started has empty marks, which are nobody's change.
+  if (m_session->program() == m_program && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
 }
 
 void MainWindow::onStopped(int reasonValue) {

@@ -129,7 +129,6 @@ class MainWindow : public QMainWindow {
   torchir::ValueId m_requestedTensor = torchir::kNone;
   QString m_requestedTensorTitle;
   bool m_firstViewPending = false;
-  bool m_restoringBreakpoints = false;
   bool m_sessionPending = false;  // the shown program's engine session has not been started yet
 };
 
