@@ -243,6 +243,27 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(window.session()->marks().hasBreakpoint(lastOp()));
   }
 
+  // resnet18's table starts with 122 placeholders: when the session is ready, the table shows the
+  // node the run starts at, and the placeholders above it are inputs, not "done".
+  void readyShowsWhereTheRunStarts() {
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openFile(torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
+                                 window.session()->state() == torchir::ui::RunState::Ready,
+                             kLoadTimeoutMs);
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    QVERIFY(table);
+    const torchir::NodeId first = window.session()->marks().current;
+    QCOMPARE(QString::fromStdString(window.program()->program.node(first).name), QStringLiteral("conv2d"));
+    const QModelIndex row = table->model()->index(first, 0);  // no filter: proxy rows are node ids
+    QTRY_VERIFY(table->viewport()->rect().intersects(table->visualRect(row)));
+    const QModelIndex status = table->model()->index(0, FxTableModel::Status);
+    QCOMPARE(status.data().toString(), QStringLiteral("input"));
+  }
+
   void irJsonRunsWithTheWeightsNextToIt() {
     MainWindow window;
     window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json")));

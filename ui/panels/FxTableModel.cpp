@@ -119,6 +119,10 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
   flush(rows);
 }
 
+bool FxTableModel::isInput(std::size_t row) const {
+  return m_rows[row][Opcode] == QLatin1String("placeholder");
+}
+
 const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
   const RunState& run = m_run[static_cast<std::size_t>(row)];
   if (run.texts) return *run.texts;
@@ -145,7 +149,7 @@ QString FxTableModel::cellText(int row, int column) const {
   if (column < kFxColumnCount) return m_rows[r][static_cast<std::size_t>(column)];
   const RunState& run = m_run[r];
   switch (column) {
-    case Status: return statusText(run.status);
+    case Status: return isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status);
     case Output: return texts(row).output;
     case Time: return texts(row).time;
     default: return {};
@@ -167,7 +171,8 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
     }
     case Qt::BackgroundRole:
       if (index.column() == Output && !texts(index.row()).exportDiff.isEmpty()) return QBrush(QColor(0xff, 0xd5, 0x8a));
-      return statusTint(run.status);
+      // An input is passed, not run: tinting it "done" would paint a program green before any step.
+      return isInput(static_cast<std::size_t>(index.row())) ? QVariant() : statusTint(run.status);
     case Qt::DecorationRole:
       return index.column() == Status && run.breakpoint ? QVariant(breakpointDot()) : QVariant();
     case Qt::TextAlignmentRole:

@@ -63,6 +63,7 @@ class FxTableModel : public QAbstractTableModel {
   };
 
   const RunState::Texts& texts(int row) const;
+  bool isInput(std::size_t row) const;  // a placeholder: an input, weight or buffer
   QString cellText(int row, int column) const;
 
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.

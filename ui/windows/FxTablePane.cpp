@@ -101,6 +101,11 @@ void FxTablePane::selectNode(torchir::NodeId node) {
   m_view->scrollTo(proxy, QAbstractItemView::EnsureVisible);
 }
 
+void FxTablePane::showNode(torchir::NodeId node) {
+  const QModelIndex proxy = m_filterModel->mapFromSource(m_model->index(node, 0));
+  if (proxy.isValid()) m_view->scrollTo(proxy, QAbstractItemView::PositionAtCenter);
+}
+
 void FxTablePane::onCurrentRowChanged() {
   if (m_selecting) return;
   const QModelIndex source = m_filterModel->mapToSource(m_view->currentIndex());

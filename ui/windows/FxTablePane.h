@@ -27,6 +27,8 @@ class FxTablePane : public QWidget {
   void setRows(FxCells cells);
   /// Makes the node's row current and visible; clears the filter when it hides the row. Emits nothing.
   void selectNode(torchir::NodeId node);
+  /// Scrolls the node's row into the middle of the view, selecting nothing (where a run starts).
+  void showNode(torchir::NodeId node);
 
  Q_SIGNALS:
   /// The user made a row current (click, keys).

@@ -527,6 +527,8 @@ void MainWindow::onRunStateChanged() {
   if (state == RunState::Ready) {
     m_diagnosis->clear();
     refreshArguments();
+    // Where the run starts: past the placeholders, which fill the top of a big program's table.
+    if (m_selected == torchir::kNone) m_table->showNode(m_session->marks().current);
     statusBar()->showMessage(tr("Ready: %1").arg(m_session->inputsDescription()), 5000);
   }
 }
