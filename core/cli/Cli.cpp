@@ -13,14 +13,15 @@ const char* kUsage =
     "       torchir table FILE [--json]\n"
     "       torchir convert FILE.pt2 -o IR.json\n"
     "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
-    "                   [--executors LIB.so]\n"
+    "                   [--executors LIB.so] [--threads N]\n"
     "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json]\n"
     "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
     "                      [--weights-as-nodes (dot only)]\n";
 
 // Options that take a value; everything else starting with -- is a flag.
 const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
-                                      "--save-outputs", "--stop-on", "--executors", "--format", "--expand"};
+                                      "--save-outputs", "--stop-on", "--executors", "--threads", "--format",
+                                      "--expand"};
 
 }  // namespace
 

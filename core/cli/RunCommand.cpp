@@ -65,6 +65,16 @@ int runCommand(const Args& args) {
       return kBadInput;
     }
   }
+  if (args.flag("--threads")) {
+    // Intra-op threads; results match eager PyTorch's bit for bit at the same count.
+    const std::string threads = args.option("--threads");
+    if (threads.empty() || threads.size() > 4 || threads.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(threads) < 1) {
+      std::cerr << "error: --threads takes a positive number, not '" << threads << "'\n";
+      return kBadInput;
+    }
+    atenBackend().setThreads(std::stoi(threads));
+  }
   auto session = atenBackend().createSession(program);
   Diagnosis inputProblem;
   if (args.flag("--random-inputs")) {

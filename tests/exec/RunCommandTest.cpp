@@ -20,11 +20,13 @@ struct Ran {
   QByteArray out, err;
 };
 
-Ran torchirRun(const QStringList& args) {
+/// `torchir run ARGS`; by default with one intra-op thread, as the eager references were made: the
+/// same kernels then give the same bits.
+Ran torchirRun(const QStringList& args, bool oneThread = true) {
   QProcess p;
-  // One intra-op thread, as the eager references were made: the same kernels give the same bits.
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("OMP_NUM_THREADS", "1");
+  env.remove("OMP_NUM_THREADS");
+  if (oneThread) env.insert("OMP_NUM_THREADS", "1");
   p.setProcessEnvironment(env);
   p.start(TORCHIR_CLI, QStringList{"run"} + args);
   if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit) return {};
@@ -47,6 +49,20 @@ class RunCommandTest : public QObject {
     const TensorMap ours = readSafetensors(saved.toStdString());
     const TensorMap eager = readSafetensors(fixturePath("resnet18", ".outputs.safetensors"));
     QCOMPARE(relativeError(ours.at("output_0"), eager.at("output_0")), 0.0);
+  }
+
+  void threadsOptionSetsTheIntraOpThreads() {
+    QTemporaryDir dir;
+    const QString saved = dir.filePath("out.safetensors");
+    // Without the environment's one thread: --threads alone makes the run match eager's bits.
+    const Ran r = torchirRun({fixture("resnet18", ".pt2"), "--threads", "1", "--save-outputs", saved}, false);
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(relativeError(readSafetensors(saved.toStdString()).at("output_0"),
+                           readSafetensors(fixturePath("resnet18", ".outputs.safetensors")).at("output_0")),
+             0.0);
+    const Ran bad = torchirRun({fixture("resnet18", ".pt2"), "--threads", "two"}, false);
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(QString::fromUtf8(bad.err).contains("--threads"), bad.err.constData());
   }
 
   void traceListsEachNodeAndWhatRanInsideACond() {
