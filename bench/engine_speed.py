@@ -60,7 +60,7 @@ def timed(fn, burst):
 def main():
     build, pt2 = sys.argv[1], sys.argv[2]
     ir_path = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else None
-    repeats = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    repeats = max(1, int(sys.argv[4])) if len(sys.argv) > 4 else 20
     threads = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     burst = int(sys.argv[6]) if len(sys.argv) > 6 else 3
     torch.set_num_threads(threads)
@@ -89,12 +89,13 @@ def main():
 
     walls = {name: [] for name in [*servers, *python]}
     ops = {name: [] for name in servers}
+    nodes = {}  # op nodes each torchir run executed (the IR and the .pt2 may count differently)
     with torch.inference_mode():
         for fn, _ in python.values():
             fn()  # warm-up (run_program warms up by itself)
         for _ in range(repeats):
             for name, server in servers.items():
-                wall, op_seconds, nodes = server.run(burst)
+                wall, op_seconds, nodes[name] = server.run(burst)
                 walls[name].append(wall)
                 ops[name].append(op_seconds)
             for name, (fn, _) in python.items():
@@ -103,10 +104,11 @@ def main():
         server.close()
 
     med = statistics.median
-    print(f"file: {pt2}  op nodes run: {nodes}  threads: {threads}  turns: {repeats} of {burst} runs")
+    print(f"file: {pt2}  threads: {threads}  turns: {repeats} of {burst} runs")
     for name in servers:
         print(f"{name:20s} {med(walls[name]) * 1e3:9.3f} ms  (ops' own time {med(ops[name]) * 1e3:.3f} ms; "
-              f"overhead {med(w - o for w, o in zip(walls[name], ops[name])) / nodes * 1e6:.2f} us/node)")
+              f"overhead {med(w - o for w, o in zip(walls[name], ops[name])) / nodes[name] * 1e6:.2f} us/node "
+              f"over {nodes[name]} op nodes)")
     for name, (_, ours) in python.items():
         ratios = sorted(t / w for t, w in zip(walls[name], walls[ours]))
         print(f"{name:20s} {med(walls[name]) * 1e3:9.3f} ms  ({name} / {ours} per turn: median {med(ratios):.2f}x, "

@@ -216,7 +216,9 @@ void markWrappedNumbers(CallPlan& plan, const c10::FunctionSchema& schema) {
       "aten::lt", "aten::le", "aten::gt", "aten::ge", "aten::maximum", "aten::minimum", "aten::add_",
       "aten::sub_", "aten::mul_", "aten::div_"};
   if (plan.args.size() < 2 || !kPromotingBinaryOps.count(schema.name())) return;
-  for (std::size_t i = 0; i < 2; ++i) {
+  // An in-place op writes slot 0 (`self`): only its other operand may be a number.
+  const bool inPlace = schema.name().back() == '_';
+  for (std::size_t i = inPlace ? 1 : 0; i < 2; ++i) {
     ArgPlan& number = plan.args[i];
     const ArgPlan& peer = plan.args[1 - i];
     if (number.kind != ArgPlan::Constant || !number.constant.isTensor() || peer.kind != ArgPlan::FrameValue) continue;

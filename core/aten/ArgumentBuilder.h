@@ -53,8 +53,9 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
 /// Marks a float constant in a Tensor slot of an elementwise binary op (add, mul, lt, ...) whose
 /// other operand comes from the frame. TensorIterator casts such a number to the common dtype on
 /// every call (a whole `to()`: an allocation and a copy kernel, often more than the op itself);
-/// for a float32 peer the cast is done once here instead. Only float32: there the op reads the
-/// cast value, so results are bit-identical; half and bfloat16 kernels read the original double.
+/// for a float32 peer the cast is done once here instead. Only float32: there every listed op reads
+/// the cast value, so results are bit-identical. Half and bfloat16 mul/div read the number itself
+/// (as float, not rounded to half first), so a cast made for them would change results.
 void markWrappedNumbers(CallPlan& plan, const c10::FunctionSchema& schema);
 
 /// Whether the argument's value is the plan's (shown from the plan), not the run's.

@@ -31,6 +31,7 @@ class AtenBackend {
   virtual std::vector<std::string> registeredExecutors() const = 0;
   /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
   virtual void setThreads(int threads) const = 0;
+  virtual int threads() const = 0;  // ATen's intra-op threads now
   /// A run of `program` through the dispatcher. The program must outlive the session.
   virtual std::unique_ptr<Session> createSession(const Program& program) const = 0;
 };

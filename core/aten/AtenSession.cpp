@@ -130,14 +130,12 @@ struct NodeRun {
   double microseconds = 0;
   std::vector<c10::IValue> args;             // the call's arguments (references to the frame's tensors)
   std::vector<ArgumentRecord> symbolicArgs;  // SymInt kernels record their own
-  std::vector<InnerRecord> inner;            // what a higher-order node's subgraphs ran
   /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
   void clear() {
     executed = false;
     microseconds = 0;
     args.clear();
     symbolicArgs.clear();
-    inner.clear();
   }
 };
 
@@ -389,7 +387,7 @@ class AtenSession final : public Session {
       if (planned ? !isPlanConstant(k.plan.args[i]) : rec.arguments[i].source == ArgSource::Input)
         rec.arguments[i].value = summarize(run.args[i]);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
-    rec.inner = run.inner;
+    if (k.kind == Kernel::HigherOrder) rec.inner = k.hop->lastRun();  // its subgraphs last ran for this run
     return rec;
   }
 
@@ -455,7 +453,6 @@ class AtenSession final : public Session {
         std::vector<c10::IValue> results = k.hop->run(m_values, hop);
         run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
         run.symbolicArgs = std::move(hop.arguments);
-        run.inner = std::move(hop.inner);
         for (ValueId v : n.outputs) {  // the getitem values pick the results by output index
           const auto i = static_cast<std::size_t>(m_p.value(v).outputIndex);
           if (i < results.size()) m_values[static_cast<std::size_t>(v)] = results[i];

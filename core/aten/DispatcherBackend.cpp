@@ -18,7 +18,8 @@ class DispatcherBackend final : public AtenBackend {
   DispatcherBackend() {
     // oneDNN stays on, as in eager PyTorch, which picks it for some convolutions (resnet18's
     // first): the same kernels give the same bits. It allocates through the CPU allocator's
-    // raw_allocate/raw_deleter, which the small-block allocator serves too.
+    // raw_allocate/raw_deleter, which the small-block allocator serves too (installed already
+    // when this library was loaded; the call makes the dependency explicit).
     installSmallBlockAllocator();
   }
 
@@ -51,6 +52,7 @@ class DispatcherBackend final : public AtenBackend {
   std::vector<std::string> registeredExecutors() const override { return torchir::registeredExecutors(); }
 
   void setThreads(int threads) const override { at::set_num_threads(threads); }
+  int threads() const override { return at::get_num_threads(); }
 
   std::unique_ptr<Session> createSession(const Program& program) const override { return createAtenSession(program); }
 };

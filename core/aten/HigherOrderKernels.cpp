@@ -115,16 +115,17 @@ class CondKernel final : public HigherOrderKernel {
                      record("true_fn", "GraphModule", ArgSource::Attribute, m_trueName, graphSummary(taken ? "taken" : "not taken")),
                      record("false_fn", "GraphModule", ArgSource::Attribute, m_falseName, graphSummary(taken ? "not taken" : "taken")),
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
-    SubgraphRunner& branch = *(taken ? m_true : m_false);
-    std::vector<c10::IValue> results = branch.run(operands);
-    rec.inner = branch.lastRun();
-    return results;
+    m_taken = (taken ? m_true : m_false).get();
+    return m_taken->run(operands);
   }
+
+  std::vector<InnerRecord> lastRun() const override { return m_taken ? m_taken->lastRun() : std::vector<InnerRecord>{}; }
 
  private:
   const Node& m_node;
   std::string m_trueName, m_falseName;
   std::unique_ptr<SubgraphRunner> m_true, m_false;
+  SubgraphRunner* m_taken = nullptr;  // the branch the last run took
 };
 
 /// while_loop(cond_fn, body_fn, carried, additional): body_fn maps the carried values to their
@@ -165,12 +166,19 @@ class WhileLoopKernel final : public HigherOrderKernel {
     count.kind = "int";
     count.text = std::to_string(iterations);
     rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "counted", count));
-    if (iterations > 0) rec.inner = m_body->lastRun();  // the last iteration's body, then its final test
-    for (auto& r : m_cond->lastRun()) rec.inner.push_back(std::move(r));
+    m_iterations = iterations;
     return carried;
   }
 
+  /// The last iteration's body, then the test that ended the loop.
+  std::vector<InnerRecord> lastRun() const override {
+    std::vector<InnerRecord> out = m_iterations > 0 ? m_body->lastRun() : std::vector<InnerRecord>{};
+    for (auto& r : m_cond->lastRun()) out.push_back(std::move(r));
+    return out;
+  }
+
  private:
+  int64_t m_iterations = 0;
   const Node& m_node;
   std::string m_condName;
   std::unique_ptr<SubgraphRunner> m_cond, m_body;
@@ -192,10 +200,10 @@ class SetGradKernel final : public HigherOrderKernel {
     rec.arguments = {record("enabled", "bool", ArgSource::Attribute, "given", summarize(operandValues(input(m_node, 0), frame).at(0))),
                      record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run")),
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
-    std::vector<c10::IValue> results = m_body->run(operands);
-    rec.inner = m_body->lastRun();
-    return results;
+    return m_body->run(operands);
   }
+
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
 
  private:
   const Node& m_node;
@@ -262,10 +270,9 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
       NodeArgument stand;
       stand.name = sa.name();
       if (m.isList) {
-        const json* length = keyword(n, "_" + sa.name() + "_length");
-        if (!length) throw std::runtime_error("no _" + sa.name() + "_length for the mutable list '" + sa.name() + "'");
+        const json& length = required(n, "_" + sa.name() + "_length");
         json tensors = json::array();
-        for (int64_t e = 0; e < length->at("as_int").get<int64_t>(); ++e) {
+        for (int64_t e = 0; e < length.at("as_int").get<int64_t>(); ++e) {
           m.views.push_back(readView(n, "_" + sa.name() + "_" + std::to_string(e) + "_"));
           if (m.views.back().base < 0) throw std::runtime_error("element " + std::to_string(e) + " of the mutable list '" + sa.name() + "' has no base");
           const ValueId v = baseValue(m.views.back(), "_" + sa.name() + "_" + std::to_string(e) + "_");
@@ -342,14 +349,19 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
     else if (unionKind(*index) != "as_none") throw std::runtime_error(prefix + "base_index is " + index->dump());
     if (const json* size = keyword(n, prefix + "size")) {
       v.size = size->at("as_ints").get<std::vector<int64_t>>();
-      v.stride = keyword(n, prefix + "stride")->at("as_ints").get<std::vector<int64_t>>();
-      v.storageOffset = keyword(n, prefix + "storage_offset")->at("as_int").get<int64_t>();
+      v.stride = required(n, prefix + "stride").at("as_ints").get<std::vector<int64_t>>();
+      v.storageOffset = required(n, prefix + "storage_offset").at("as_int").get<int64_t>();
     } else if (const json* dim = keyword(n, prefix + "slice_dim")) {
       v.sliceDim = dim->at("as_int").get<int64_t>();
-      v.sliceStart = keyword(n, prefix + "slice_start")->at("as_int").get<int64_t>();
-      v.sliceEnd = keyword(n, prefix + "slice_end")->at("as_int").get<int64_t>();
+      v.sliceStart = required(n, prefix + "slice_start").at("as_int").get<int64_t>();
+      v.sliceEnd = required(n, prefix + "slice_end").at("as_int").get<int64_t>();
     }
     return v;
+  }
+
+  static const json& required(const Node& n, const std::string& name) {
+    if (const json* arg = keyword(n, name)) return *arg;
+    throw std::runtime_error("the node has no " + name);
   }
 
   ValueId baseValue(const View& v, const std::string& prefix) const {

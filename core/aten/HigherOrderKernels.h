@@ -38,9 +38,11 @@ class HigherOrderKernel {
   virtual ~HigherOrderKernel() = default;
   virtual std::string schema() const = 0;
   /// The op's results by output index (the node's getitem values pick them). Fills
-  /// record.arguments with what the argument view shows (the branch taken, the iterations), and
-  /// record.inner with what ran inside.
+  /// record.arguments with what the argument view shows (the branch taken, the iterations).
   virtual std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& record) = 0;
+  /// The nodes the last run() executed inside the subgraphs, for the node's record. Asked only
+  /// when the record is made: a run that nobody inspects does not pay for them.
+  virtual std::vector<InnerRecord> lastRun() const { return {}; }
 };
 
 /// Why a higher-order node cannot run, found when its kernel is resolved.

@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::size_t kAlignment = 64;  // c10::gAlignment: what vectorized kernels expect
 constexpr std::size_t kClasses = 64;    // blocks of 64, 128, ... 4096 bytes
-constexpr std::size_t kMaxCachedBytesPerClass = std::size_t(4) << 20;
+constexpr std::size_t kMaxCachedBytes = std::size_t(64) << 20;  // all classes together
 constexpr std::size_t kLarge = ~std::size_t(0);  // the size class of a block that is not kept
 constexpr std::size_t kMaxBytes = std::size_t(1) << 60;  // beyond any machine: keeps the sums below from wrapping
 
@@ -56,6 +56,7 @@ class SmallBlockAllocator final : public c10::Allocator {
     if (list.empty()) return nullptr;
     void* block = list.back();
     list.pop_back();
+    m_cachedBytes -= (sizeClass + 1) * kAlignment;
     return block;
   }
 
@@ -68,13 +69,16 @@ class SmallBlockAllocator final : public c10::Allocator {
     Header* header = static_cast<Header*>(block) - 1;
     const std::size_t sizeClass = header->sizeClass;
     if (sizeClass == kLarge) return std::free(header);
-    const std::size_t limit = kMaxCachedBytesPerClass / ((sizeClass + 1) * kAlignment);
+    const std::size_t bytes = (sizeClass + 1) * kAlignment;
     {
       std::lock_guard<std::mutex> lock(s_instance->m_mutex);
-      auto& list = s_instance->m_free[sizeClass];
-      if (list.size() < limit) {
-        list.push_back(block);
-        return;
+      if (s_instance->m_cachedBytes + bytes <= kMaxCachedBytes) {
+        try {  // a deleter must not throw: a list that cannot grow frees the block instead
+          s_instance->m_free[sizeClass].push_back(block);
+          s_instance->m_cachedBytes += bytes;
+          return;
+        } catch (const std::bad_alloc&) {
+        }
       }
     }
     std::free(header);
@@ -82,13 +86,12 @@ class SmallBlockAllocator final : public c10::Allocator {
 
   std::size_t cachedBytes() {
     std::lock_guard<std::mutex> lock(m_mutex);
-    std::size_t bytes = 0;
-    for (std::size_t c = 0; c < kClasses; ++c) bytes += m_free[c].size() * (c + 1) * kAlignment;
-    return bytes;
+    return m_cachedBytes;
   }
 
   std::mutex m_mutex;
   std::array<std::vector<void*>, kClasses> m_free;
+  std::size_t m_cachedBytes = 0;  // payload held in m_free
 
   friend void torchir::installSmallBlockAllocator();
   friend std::size_t torchir::smallBlockCacheBytes();
@@ -97,6 +100,10 @@ class SmallBlockAllocator final : public c10::Allocator {
 SmallBlockAllocator* SmallBlockAllocator::s_instance = nullptr;
 
 }  // namespace
+
+// Installed when libtorchir_aten is loaded, before anything here calls ATen: oneDNN frees with the
+// raw deleter of the allocator installed at that time, so a block must not outlive a switch.
+[[maybe_unused]] const bool kInstalledOnLoad = (installSmallBlockAllocator(), true);
 
 void installSmallBlockAllocator() {
   static const bool installed = [] {

@@ -141,7 +141,7 @@ int runCommand(const Args& args) {
     writeSafetensors(args.option("--save-outputs"), saved);
   }
   if (json) {
-    Json out = {{"status", std::string(stopReasonName(outcome.reason))}};
+    Json out = {{"status", std::string(stopReasonName(outcome.reason))}, {"threads", atenBackend().threads()}};
     Json outs = Json::array();
     for (const auto& t : outputs) outs.push_back({{"dtype", std::string(dtypeName(t.dtype))}, {"shape", t.sizes}});
     out["outputs"] = outs;

@@ -48,9 +48,9 @@ struct Diagnosis {
   bool ok() const { return kind == DiagnosisClass::None; }
 };
 
-/// What one step did.
 struct InnerRecord;
 
+/// What one step did.
 struct NodeRecord {
   NodeId node = kNone;
   bool executed = false;

@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include "../program/FixtureZoo.h"
@@ -20,13 +21,12 @@ struct Ran {
   QByteArray out, err;
 };
 
-/// `torchir run ARGS`; by default with one intra-op thread, as the eager references were made: the
-/// same kernels then give the same bits.
-Ran torchirRun(const QStringList& args, bool oneThread = true) {
+/// `torchir run ARGS` with OMP_NUM_THREADS=`threads`; by default one intra-op thread, as the eager
+/// references were made: the same kernels then give the same bits.
+Ran torchirRun(const QStringList& args, const QString& threads = "1") {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.remove("OMP_NUM_THREADS");
-  if (oneThread) env.insert("OMP_NUM_THREADS", "1");
+  env.insert("OMP_NUM_THREADS", threads);
   p.setProcessEnvironment(env);
   p.start(TORCHIR_CLI, QStringList{"run"} + args);
   if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit) return {};
@@ -54,13 +54,18 @@ class RunCommandTest : public QObject {
   void threadsOptionSetsTheIntraOpThreads() {
     QTemporaryDir dir;
     const QString saved = dir.filePath("out.safetensors");
-    // Without the environment's one thread: --threads alone makes the run match eager's bits.
-    const Ran r = torchirRun({fixture("resnet18", ".pt2"), "--threads", "1", "--save-outputs", saved}, false);
-    QCOMPARE(r.exitCode, 0);
+    // The environment asks for two threads; --threads 1 wins, and the run then matches eager's bits.
+    const Ran one = torchirRun({fixture("resnet18", ".pt2"), "--threads", "1", "--json", "--save-outputs", saved}, "2");
+    QCOMPARE(one.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(one.out).object()["threads"].toInt(), 1);
     QCOMPARE(relativeError(readSafetensors(saved.toStdString()).at("output_0"),
                            readSafetensors(fixturePath("resnet18", ".outputs.safetensors")).at("output_0")),
              0.0);
-    const Ran bad = torchirRun({fixture("resnet18", ".pt2"), "--threads", "two"}, false);
+    // Without it the environment's count holds (ATen takes no more threads than cores).
+    const Ran two = torchirRun({fixture("resnet18", ".pt2"), "--json"}, "2");
+    QCOMPARE(two.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(two.out).object()["threads"].toInt(), std::min(2, QThread::idealThreadCount()));
+    const Ran bad = torchirRun({fixture("resnet18", ".pt2"), "--threads", "two"});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(QString::fromUtf8(bad.err).contains("--threads"), bad.err.constData());
   }
