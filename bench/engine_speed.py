@@ -6,8 +6,10 @@ Usage: python engine_speed.py BUILD_DIR FILE.pt2 [IR.json|-] [TURNS] [THREADS] [
 torchir runs the .pt2, and the IR too when given (with the .pt2's example inputs and weights,
 which the IR JSON does not carry); eager is compared with torchir on the .pt2, pytorch-ir with
 torchir on the same IR. They take TURNS turns (after a warm-up each). In a turn each runs BURST
-times (default 3) back to back and its median run counts, so that every executor is measured warm,
-as a program run in a loop is. torchir's engine stays loaded in a `run_program FILE serve` process
+times (default 5) back to back and its median run counts, so that every executor is measured warm,
+as a program run in a loop is: the first run after another executor's is slower (the caches and
+branch predictors hold the other's code), by up to 2x for a 3 ms torchir run, and settles by the
+third. torchir's engine stays loaded in a `run_program FILE serve` process
 that answers each request with its own timings. The speed of a shared machine drifts by 2-3x over
 seconds, so only measurements taken next to each other are compared: each ratio reported is the
 median of the per-turn ratios.
@@ -62,7 +64,7 @@ def main():
     ir_path = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else None
     repeats = max(1, int(sys.argv[4])) if len(sys.argv) > 4 else 20
     threads = int(sys.argv[5]) if len(sys.argv) > 5 else 1
-    burst = int(sys.argv[6]) if len(sys.argv) > 6 else 3
+    burst = int(sys.argv[6]) if len(sys.argv) > 6 else 5
     torch.set_num_threads(threads)
 
     ep = torch.export.load(pt2)
