@@ -71,6 +71,15 @@ class TestGraphPanel : public QObject {
 
   QPoint viewportPoint(GraphPanel& panel, const QPointF& scenePos) { return panel.view()->mapFromScene(scenePos); }
 
+  /// The scene's op boxes, in ascending stacking order.
+  static std::vector<BoxItem*> opBoxes(GraphPanel& panel) {
+    std::vector<BoxItem*> ops;
+    for (QGraphicsItem* item : panel.scene()->items(Qt::AscendingOrder))
+      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
+        ops.push_back(static_cast<BoxItem*>(item));
+    return ops;
+  }
+
  private Q_SLOTS:
   void initTestCase() {
     TORCHIR_REQUIRE_FIXTURES();
@@ -138,11 +147,9 @@ class TestGraphPanel : public QObject {
   void rightClickSelectsAndAsksForTheNodeMenu() {
     GraphPanel* panel = m_panel.get();
     panel->view()->setZoom(1.0);
-    BoxItem* target = nullptr;
-    for (QGraphicsItem* item : panel->scene()->items(Qt::AscendingOrder))
-      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
-        target = static_cast<BoxItem*>(item);
-    QVERIFY(target);
+    const std::vector<BoxItem*> ops = opBoxes(*panel);
+    QVERIFY(!ops.empty());
+    BoxItem* target = ops.back();
     panel->view()->centerOn(target);
     QSignalSpy selected(panel, &GraphPanel::nodeSelected);
     QSignalSpy menu(panel, &GraphPanel::nodeContextMenuRequested);
@@ -160,11 +167,9 @@ class TestGraphPanel : public QObject {
   void hoverShowsTheBoxTooltip() {
     GraphPanel* panel = m_panel.get();
     panel->view()->setZoom(1.0);
-    BoxItem* target = nullptr;
-    for (QGraphicsItem* item : panel->scene()->items(Qt::AscendingOrder))
-      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
-        target = static_cast<BoxItem*>(item);
-    QVERIFY(target);
+    const std::vector<BoxItem*> ops = opBoxes(*panel);
+    QVERIFY(!ops.empty());
+    BoxItem* target = ops.back();
     QVERIFY(target->toolTip().isEmpty());
     panel->view()->centerOn(target);
     const QPoint at = viewportPoint(*panel, target->rect().center());
@@ -186,10 +191,7 @@ class TestGraphPanel : public QObject {
     GraphPanel* panel = m_panel.get();
     panel->view()->setZoom(1.0);
     // Some op box in the middle of the drawing, brought into view.
-    std::vector<BoxItem*> ops;
-    for (QGraphicsItem* item : panel->scene()->items(Qt::AscendingOrder))
-      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
-        ops.push_back(static_cast<BoxItem*>(item));
+    const std::vector<BoxItem*> ops = opBoxes(*panel);
     QVERIFY(!ops.empty());
     BoxItem* target = ops[ops.size() / 2];
     panel->view()->centerOn(target);
