@@ -225,6 +225,7 @@ class AtenSession final : public Session {
   bool finished() const override { return m_pos >= static_cast<NodeId>(m_p.nodes.size()); }
 
   StepOutcome step() override {
+    c10::InferenceMode guard;  // as runWhile(): execute() runs under the caller's guard
     skipToWork();
     if (finished()) return {StopReason::Finished, {}};
     StepOutcome o = execute(m_pos);
@@ -330,7 +331,7 @@ class AtenSession final : public Session {
 
   template <class Done>
   StepOutcome runWhile(Done done, NodeId target) {
-    c10::InferenceMode guard;  // once for the run: execute() then skips its own per-node guard
+    c10::InferenceMode guard;  // once for the run, not per node
     bool first = true;
     while (true) {
       skipToWork();
@@ -418,8 +419,6 @@ class AtenSession final : public Session {
     NodeRun& run = m_runs[static_cast<std::size_t>(id)];
     run.clear();
     m_records[static_cast<std::size_t>(id)].reset();
-    std::optional<c10::InferenceMode> guard;  // a run holds one already; a single step takes its own
-    if (!c10::InferenceMode::is_enabled()) guard.emplace();
     if (k.kind == Kernel::Unsupported) {
       Diagnosis d = baseDiagnosis(n);
       d.kind = k.problemClass;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "DeferredRelease.h"
 #include "LenientJson.h"
 #include "LoadError.h"
 #include "Safetensors.h"
@@ -235,6 +236,7 @@ Program readIrJson(const std::string& path) {
     t.strides = TensorData::contiguousStrides(t.sizes);
     p.weights[spec.target] = t;
   }
+  releaseLater(std::make_shared<Json>(std::move(ir)));  // freed after the program is handed over, as the .pt2 reader does
   return p;
 }
 

@@ -159,9 +159,9 @@ double serializedFloat(const nlohmann::json& f) {
 
 namespace {
 
-/// Strict JSON first: most files have no bare NaN/Infinity, and quoting markers in a 30 MB
-/// program costs a copy of it plus a walk of the whole tree. Only text that fails to parse, and
-/// contains a marker, takes the lenient way.
+/// Strict JSON unless the text holds a marker: most files have no bare NaN/Infinity, and quoting
+/// markers in a 30 MB program costs a copy of it plus a walk of the whole tree. Text that mentions
+/// NaN or Infinity anywhere (a bare value or inside a string) takes the lenient way.
 template <typename Json>
 Json parseLenient(std::string_view text) {
   if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)

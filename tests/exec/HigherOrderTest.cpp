@@ -25,22 +25,6 @@ QStringList innerOps(const NodeRecord& r) {
   return out;
 }
 
-/// Runs the session on the inputs file and compares every output with the outputs file, bit for
-/// bit at one thread, as the references were made.
-void runAndCompare(Session& s, const std::string& inputs, const std::string& outputs) {
-  atenBackend().setThreads(1);
-  QVERIFY(s.setInputs(inputsOf(inputs)).ok());
-  const StepOutcome o = s.run();
-  QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
-  const auto got = s.outputs();
-  const TensorMap expected = readSafetensors(outputs);
-  QCOMPARE(got.size(), expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double err = relativeError(got[i], expected.at("output_" + std::to_string(i)));
-    QVERIFY2(err == 0, ("output " + std::to_string(i) + " differs by " + std::to_string(err)).c_str());
-  }
-}
-
 const ArgumentRecord& argumentNamed(const NodeRecord& r, const std::string& name) {
   for (const auto& a : r.arguments)
     if (a.name == name) return a;

@@ -35,23 +35,29 @@ inline double relativeError(const TensorData& a, const TensorData& b) {
   return worst / scale;
 }
 
-/// Runs `p` on fixture `name`'s inputs to the end and compares every output with the eager
-/// reference (`<name>.outputs.safetensors`): bit for bit, since the references were made with one
-/// thread and the engine, at one thread, runs the same kernels.
-inline void runAndCompare(const Program& p, const std::string& name) {
+/// Runs the session on the inputs file to the end and compares every output with the outputs file
+/// (eager's): bit for bit, since the references were made with one thread and the engine, at one
+/// thread, runs the same kernels.
+inline void runAndCompare(Session& s, const std::string& inputsPath, const std::string& outputsPath) {
   atenBackend().setThreads(1);
-  auto s = atenBackend().createSession(p);
-  const Diagnosis in = s->setInputs(inputsOf(fixturePath(name, ".inputs.safetensors")));
+  const Diagnosis in = s.setInputs(inputsOf(inputsPath));
   QVERIFY2(in.ok(), in.message.c_str());
-  const StepOutcome o = s->run();
+  const StepOutcome o = s.run();
   QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
-  const auto outputs = s->outputs();
-  const TensorMap expected = readSafetensors(fixturePath(name, ".outputs.safetensors"));
+  const auto outputs = s.outputs();
+  const TensorMap expected = readSafetensors(outputsPath);
   QCOMPARE(outputs.size(), expected.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const double err = relativeError(outputs[i], expected.at("output_" + std::to_string(i)));
-    QVERIFY2(err == 0, (name + " output " + std::to_string(i) + " differs by " + QByteArray::number(err, 'g', 3).toStdString()).c_str());
+    QVERIFY2(err == 0, (outputsPath + ": output " + std::to_string(i) + " differs by " +
+                        QByteArray::number(err, 'g', 3).toStdString()).c_str());
   }
+}
+
+/// The same for fixture `name`'s program `p`, on its `.inputs` and `.outputs` files.
+inline void runAndCompare(const Program& p, const std::string& name) {
+  auto s = atenBackend().createSession(p);
+  runAndCompare(*s, fixturePath(name, ".inputs.safetensors"), fixturePath(name, ".outputs.safetensors"));
 }
 
 }  // namespace torchir::test
