@@ -243,6 +243,31 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY(window.session()->marks().hasBreakpoint(lastOp()));
   }
 
+  // A step over a multi-output op passes its getitems too; the selection shows the op it ran.
+  // Opening another file forgets the selection: its node id means nothing in the new program.
+  void stepSelectsTheOpAndAnotherFileForgetsIt() {
+    MainWindow window;
+    const QString topk = torchir::test::fixturePath(QStringLiteral("topk"), QStringLiteral(".pt2"));
+    window.openFile(topk);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
+                                 window.session()->state() == torchir::ui::RunState::Ready,
+                             kLoadTimeoutMs);
+    window.executionActions()->step()->trigger();  // F10: topk, then getitem and getitem_1 are passed
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Paused, kLoadTimeoutMs);
+    QCOMPARE(QString::fromStdString(window.program()->program.node(window.session()->marks().current).name),
+             QStringLiteral("max_1"));
+    QCOMPARE(window.selectedNode(), *window.program()->program.findNode("topk"));
+    QVERIFY(window.executionActions()->toggleBreakpoint()->isEnabled());
+
+    window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.program()->request.path != topk && window.session()->program() == window.program() &&
+                                 window.session()->state() == torchir::ui::RunState::Ready,
+                             kLoadTimeoutMs);
+    QCOMPARE(window.selectedNode(), torchir::kNone);
+    QVERIFY(!window.executionActions()->toggleBreakpoint()->isEnabled());
+    QVERIFY(!window.executionActions()->runToSelected()->isEnabled());
+  }
+
   // resnet18's table starts with 122 placeholders: when the session is ready, the table shows the
   // node the run starts at, and the placeholders above it are inputs, not "done".
   void readyShowsWhereTheRunStarts() {

@@ -56,11 +56,15 @@ bool isProgramFile(const QString& path) {
          path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive);
 }
 
-/// The call_function node that ran last before `position` (what a step just did).
-torchir::NodeId lastExecutedBefore(const ExecutionMarks& marks, torchir::NodeId position) {
+/// The node that did work last before `position` (what a step just did): not the placeholders,
+/// getitems and output a step passes on the way, which have records without a schema.
+torchir::NodeId lastWorkBefore(const SessionController& session, torchir::NodeId position) {
+  const ExecutionMarks& marks = session.marks();
   auto n = position == torchir::kNone ? static_cast<torchir::NodeId>(marks.executed.size()) : position;
-  for (--n; n >= 0; --n)
-    if (marks.executed[static_cast<std::size_t>(n)]) return n;
+  for (--n; n >= 0; --n) {
+    const torchir::NodeRecord* record = marks.executed[static_cast<std::size_t>(n)] ? session.record(n) : nullptr;
+    if (record && !record->schema.empty()) return n;
+  }
   return torchir::kNone;
 }
 
@@ -396,7 +400,7 @@ void MainWindow::onLoadStarted(const QString& path) {
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   if (m_session->program() == m_program) saveBreakpoints();  // of the program being replaced
   LoadedProgramPtr previous = std::exchange(m_program, program);
-  m_selected = torchir::kNone;
+  m_actions->setSelectedNode(torchir::kNone);  // its ids are the old program's
   m_progress->hide();
   m_table->setRows(program->fxCells);
   m_table->model()->setExported(std::shared_ptr<const torchir::Program>(program, &program->program));
@@ -459,22 +463,24 @@ void MainWindow::showLoadError(const QString& path, const QString& problem) {
   Q_EMIT loadFailed(path, problem);
 }
 
+torchir::NodeId MainWindow::selectedNode() const { return m_actions->selectedNode(); }
+
 void MainWindow::selectNode(torchir::NodeId node, QObject* origin) {
   if (!m_program || node < 0 || node >= static_cast<torchir::NodeId>(m_program->program.nodes.size())) return;
-  m_selected = node;
+  m_actions->setSelectedNode(node);
   if (origin != m_graph) m_graph->selectNode(node);
   if (origin != m_table) m_table->selectNode(node);
-  m_actions->setSelectedNode(node);
   refreshArguments();
 }
 
 void MainWindow::refreshArguments() {
-  if (!m_program || m_selected == torchir::kNone) return;
+  const torchir::NodeId selected = selectedNode();
+  if (!m_program || selected == torchir::kNone) return;
   const torchir::Diagnosis& d = m_session->diagnosis();
-  const torchir::NodeRecord* record = m_session->record(m_selected);
-  m_arguments->showNode(m_program->program, m_selected, record, d.node == m_selected && !d.ok() ? &d : nullptr);
+  const torchir::NodeRecord* record = m_session->record(selected);
+  m_arguments->showNode(m_program->program, selected, record, d.node == selected && !d.ok() ? &d : nullptr);
   // The tensor viewer follows the selection with the node's first output, as a watch would.
-  const torchir::Node& node = m_program->program.node(m_selected);
+  const torchir::Node& node = m_program->program.node(selected);
   if (record && !node.outputs.empty() && m_tensorDock->isVisible()) {
     const torchir::Value& out = m_program->program.value(node.outputs.front());
     if (out.kind == torchir::ValueKind::Tensor) {
@@ -511,7 +517,7 @@ void MainWindow::onStopped(int reasonValue) {
       break;
     default: {
       // Show what the step just did: its arguments, as the call received them.
-      const torchir::NodeId last = lastExecutedBefore(marks, marks.current);
+      const torchir::NodeId last = lastWorkBefore(*m_session, marks.current);
       if (last != torchir::kNone) selectNode(last, nullptr);
     }
   }
@@ -528,7 +534,7 @@ void MainWindow::onRunStateChanged() {
     m_diagnosis->clear();
     refreshArguments();
     // Where the run starts: past the placeholders, which fill the top of a big program's table.
-    if (m_selected == torchir::kNone) m_table->showNode(m_session->marks().current);
+    if (selectedNode() == torchir::kNone) m_table->showNode(m_session->marks().current);
     statusBar()->showMessage(tr("Ready: %1").arg(m_session->inputsDescription()), 5000);
   }
 }

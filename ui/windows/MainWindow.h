@@ -49,7 +49,7 @@ class MainWindow : public QMainWindow {
   /// The program on screen (its engine session may still be starting).
   LoadedProgramPtr program() const { return m_program; }
   bool isLoading() const;
-  torchir::NodeId selectedNode() const { return m_selected; }
+  torchir::NodeId selectedNode() const;  // the run actions' node: one selection for every view
   /// The shown program's graph has been laid out at least once.
   bool hasFirstView() const { return m_program && !m_firstViewPending; }
 
@@ -124,7 +124,6 @@ class MainWindow : public QMainWindow {
   QAction* m_exportPngAction = nullptr;
   RecentFiles m_recentFiles;
   LoadedProgramPtr m_program;  // what the views show; replaced only by a successful load
-  torchir::NodeId m_selected = torchir::kNone;
   std::set<torchir::NodeId> m_savedBreakpoints;
   torchir::ValueId m_requestedTensor = torchir::kNone;
   QString m_requestedTensorTitle;
