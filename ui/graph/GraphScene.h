@@ -28,7 +28,6 @@ class GraphScene : public QGraphicsScene {
   /// in. A later show or clear abandons the build.
   void showLayoutGradually(std::shared_ptr<const layout::Layout> layout, std::function<void()> done);
   void clearLayout();
-  const layout::Layout& shownLayout() const { return *m_layout; }
   int boxItemCount() const { return static_cast<int>(m_boxes.size()); }
 
   /// Recolours the op boxes whose status, breakpoint or both changed since the last marks.

@@ -34,7 +34,6 @@ class HeatmapWidget : public QWidget {
   void clear();
   const QImage& image() const { return m_image; }
   double minimum() const { return m_min; }
-  double maximum() const { return m_max; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;

@@ -25,8 +25,6 @@ AsyncProgramLoader::~AsyncProgramLoader() {
   m_thread.wait();
 }
 
-void AsyncProgramLoader::load(const QString& path) { load(OpenRequest{path, {}, {}, {}}); }
-
 void AsyncProgramLoader::load(const OpenRequest& request) {
   const quint64 requestId = ++*m_latestRequest;
   m_loading = true;

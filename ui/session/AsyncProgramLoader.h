@@ -21,9 +21,8 @@ class AsyncProgramLoader : public QObject {
   explicit AsyncProgramLoader(QObject* parent = nullptr);
   ~AsyncProgramLoader() override;
 
-  /// Starts reading `path`; returns at once. Supersedes any request still running.
-  void load(const QString& path);
-  /// The same, with the weights and constants files the request names (empty: none).
+  /// Starts reading the request's file, with the weights, constants and inputs files it names
+  /// (empty: none); returns at once. Supersedes any request still running.
   void load(const OpenRequest& request);
   bool isLoading() const { return m_loading; }
 

@@ -9,6 +9,7 @@
 #include "aten/AtenBackend.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
+#include "session/OneLine.h"
 
 namespace torchir::ui {
 
@@ -16,11 +17,6 @@ namespace {
 
 // Progress reports copy records to the GUI thread; more often than this buys nothing visible.
 constexpr std::chrono::milliseconds kReportInterval{50};
-
-QString oneLine(QString text) {
-  text.replace(QLatin1Char('\n'), QLatin1Char(' '));
-  return text.simplified();
-}
 
 bool samplesUsable(const torchir::Program& p) {
   if (p.sampleInputs.empty()) return false;
@@ -81,10 +77,7 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     report->ended = true;
     report->command = EngineCommand::Reset;
     Q_EMIT started(generation, std::move(report), description);
-  } catch (const torchir::LoadError& e) {
-    clear();
-    Q_EMIT startFailed(generation, oneLine(QString::fromStdString(e.what())), {});
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a LoadError of the inputs file too
     clear();
     Q_EMIT startFailed(generation, oneLine(QString::fromUtf8(e.what())), {});
   }

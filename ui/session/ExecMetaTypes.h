@@ -8,6 +8,5 @@
 #include "program/TensorData.h"
 
 Q_DECLARE_METATYPE(torchir::Diagnosis)
-Q_DECLARE_METATYPE(torchir::NodeRecord)
 Q_DECLARE_METATYPE(torchir::TensorData)
 Q_DECLARE_METATYPE(torchir::StopReason)

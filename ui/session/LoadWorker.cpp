@@ -8,16 +8,12 @@
 #include "program/DeferredRelease.h"
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
+#include "session/OneLine.h"
 
 namespace torchir::ui {
 
 namespace {
 
-// The status bar and the error label have room for one line only.
-QString oneLine(QString text) {
-  text.replace(QLatin1Char('\n'), QLatin1Char(' '));
-  return text.simplified();
-}
 
 }  // namespace
 

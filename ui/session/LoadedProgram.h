@@ -2,11 +2,9 @@
 #include <QMetaType>
 #include <QString>
 #include <memory>
-#include <vector>
 
 #include "program/Program.h"
 #include "session/FxCells.h"
-#include "program/Program.h"
 #include "session/OpenRequest.h"
 
 namespace torchir::ui {

@@ -22,7 +22,6 @@ SessionController::SessionController(QObject* parent)
     : QObject(parent), m_controls(std::make_shared<EngineControls>()) {
   // Engine results cross threads through queued connections, which copy arguments by metatype.
   qRegisterMetaType<torchir::ui::EngineReportPtr>();
-  qRegisterMetaType<torchir::ui::LoadedProgramPtr>();
   qRegisterMetaType<torchir::ui::RunState>();
   qRegisterMetaType<torchir::Diagnosis>();
   qRegisterMetaType<torchir::TensorData>();
@@ -159,17 +158,6 @@ void SessionController::send(EngineCommand command, torchir::NodeId target) {
 void SessionController::toggleBreakpoint(torchir::NodeId node) {
   if (!validNode(node)) return;
   if (!m_marks.breakpoints.erase(node)) m_marks.breakpoints.insert(node);
-  m_controls->setBreakpoints(m_marks.breakpoints);
-  Q_EMIT marksChanged();
-}
-
-void SessionController::setBreakpoints(const std::set<torchir::NodeId>& nodes) {
-  if (!m_program) return;
-  std::set<torchir::NodeId> valid;
-  for (torchir::NodeId n : nodes)
-    if (validNode(n)) valid.insert(n);
-  if (valid == m_marks.breakpoints) return;
-  m_marks.breakpoints = std::move(valid);
   m_controls->setBreakpoints(m_marks.breakpoints);
   Q_EMIT marksChanged();
 }

@@ -65,7 +65,6 @@ class SessionController : public QObject {
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);
-  void setBreakpoints(const std::set<torchir::NodeId>& nodes);
   /// Applies from the next command on.
   void setStopConditions(const torchir::StopConditions& conditions);
   torchir::StopConditions stopConditions() const { return m_stopConditions; }

@@ -209,8 +209,8 @@ void MainWindow::createMenus() {
   fileMenu->addAction(tr("Supply &Weights…"), this, &MainWindow::chooseWeightsFile)
       ->setStatusTip(tr("Reopen the program with weights from a .safetensors or torch.save file"));
   fileMenu->addSeparator();
-  m_exportSvgAction = fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
-  m_exportPngAction = fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
+  fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
+  fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   fileMenu->addSeparator();
   QAction* quitAction = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quitAction->setShortcut(QKeySequence::Quit);
@@ -398,7 +398,6 @@ void MainWindow::onLoadStarted(const QString& path) {
 }
 
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
-  if (m_session->program() == m_program) saveBreakpoints();  // of the program being replaced
   LoadedProgramPtr previous = std::exchange(m_program, program);
   m_actions->setSelectedNode(torchir::kNone);  // its ids are the old program's
   m_progress->hide();
@@ -413,10 +412,10 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
   // The engine starts once the first view is on screen: loading libtorch and resolving every
   // node's kernel take both cores for a moment, and the graph is what the user waits for.
-  m_sessionPending = true;
   m_session->clear();
-  QTimer::singleShot(kSessionStartFallbackMs, this, [this, program] {
-    if (m_program == program) startSession();
+  // Weak: a program replaced within the wait must not be kept, and freed, by this timer.
+  QTimer::singleShot(kSessionStartFallbackMs, this, [this, shown = std::weak_ptr<const LoadedProgram>(program)] {
+    if (m_program == shown.lock()) startSession();
   });
 
   const QFileInfo info(program->request.path);
@@ -434,8 +433,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
 }
 
 void MainWindow::startSession() {
-  if (!m_sessionPending || !m_program) return;
-  m_sessionPending = false;
+  if (!m_program || m_session->program() == m_program) return;  // none shown, or started already
   m_session->setProgram(m_program, m_savedBreakpoints);
 }
 

@@ -56,9 +56,6 @@ class MainWindow : public QMainWindow {
   SessionController* session() const { return m_session; }
   ExecutionActions* executionActions() const { return m_actions; }
   GraphPanel* graphPanel() const { return m_graph; }
-  FxTablePane* tablePane() const { return m_table; }
-  ArgumentsPanel* argumentsPanel() const { return m_arguments; }
-  DiagnosisPanel* diagnosisPanel() const { return m_diagnosis; }
   TensorViewer* tensorViewer() const { return m_tensor; }
 
  Q_SIGNALS:
@@ -120,15 +117,12 @@ class MainWindow : public QMainWindow {
   QProgressBar* m_progress = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_nodeMenu = nullptr;  // right-click on a graph node
-  QAction* m_exportSvgAction = nullptr;
-  QAction* m_exportPngAction = nullptr;
   RecentFiles m_recentFiles;
   LoadedProgramPtr m_program;  // what the views show; replaced only by a successful load
   std::set<torchir::NodeId> m_savedBreakpoints;
   torchir::ValueId m_requestedTensor = torchir::kNone;
   QString m_requestedTensorTitle;
   bool m_firstViewPending = false;
-  bool m_sessionPending = false;  // the shown program's engine session has not been started yet
 };
 
 }  // namespace torchir::ui
