@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 
 #include "program/ProgramLoader.h"
 #include "session/AppIdentity.h"
@@ -36,6 +37,11 @@ torchir::ui::LoadedProgramPtr loadedFixture(const QString& name, const QString& 
 
 void isolateSettings() {
   QStandardPaths::setTestModeEnabled(true);  // before any QSettings is made
+  // A folder of this process's own: ctest runs test processes side by side, and one clearing a
+  // shared test file (~/.qttest) erased the breakpoints another had just stored.
+  static const QTemporaryDir dir;
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
   torchir::ui::applyApplicationIdentity();
   QSettings().clear();
 }

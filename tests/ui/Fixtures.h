@@ -14,8 +14,9 @@ QString fixturesDir();
 QString fixturePath(const QString& name, const QString& suffix);
 /// The rows of `<name>.table.json`: Python's print_tabular cells, one object per node.
 QJsonArray pythonFxTable(const QString& name);
-/// For initTestCase(): QSettings go to a test-only file, emptied, so neither the developer's recent
-/// files, window state and breakpoints leak into a test nor the test's into them.
+/// For initTestCase(): QSettings go to an empty file of this process's own, so neither the
+/// developer's recent files, window state and breakpoints leak into a test, nor a test's into
+/// them or into another test process running at the same time.
 void isolateSettings();
 /// A program read the way the studio's loader reads it (without the FX cells), for views under test.
 torchir::ui::LoadedProgramPtr loadedProgram(const QString& path, const QString& inputsPath = {});
