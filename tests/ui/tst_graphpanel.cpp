@@ -394,11 +394,9 @@ class TestGraphPanel : public QObject {
     const QByteArray text = svg.readAll();
     QVERIFY(text.contains("<svg"));
     // The title line of some op box, e.g. "conv1: conv2d", is written as text.
-    const BoxItem* op = nullptr;
-    for (QGraphicsItem* item : panel->scene()->items())
-      if (item->type() == BoxItem::Type && static_cast<BoxItem*>(item)->kind() == layout::BoxKind::Op)
-        op = static_cast<BoxItem*>(item);
-    QVERIFY(op);
+    const std::vector<BoxItem*> ops = opBoxes(*panel);
+    QVERIFY(!ops.empty());
+    const BoxItem* op = ops.back();
     const QString title = op->lines().front().toHtmlEscaped();
     QVERIFY2(text.contains(title.toUtf8()), qPrintable(QStringLiteral("no \"%1\" in the SVG").arg(title)));
 

@@ -162,8 +162,9 @@ class TestMainWindow : public QObject {
     table->setCurrentIndex(table->model()->index(conv, 1));
     QCOMPARE(window.selectedNode(), conv);
     QCOMPARE(window.graphPanel()->selectedNode(), conv);
-    auto* schema = window.findChild<QLabel*>(QStringLiteral("schemaLabel"));
-    QVERIFY(schema);
+    auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));  // the arguments panel's
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QString::fromStdString(program.node(conv).name)), qPrintable(title->text()));
 
     // The graph picks a node (a click emits nodeSelected): the table follows.
     Q_EMIT window.graphPanel()->nodeSelected(relu);

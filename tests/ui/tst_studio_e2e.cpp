@@ -109,6 +109,9 @@ class TestStudioEndToEnd : public QObject {
     const int statusColumn = columnNamed(fx, QStringLiteral("status"));
     QVERIFY(statusColumn >= 0);
     QCOMPARE(fx->index(failed, statusColumn).data().toString(), QStringLiteral("failed"));
+    QCOMPARE(window.findChild<QTableView*>(QStringLiteral("fxTable"))->currentIndex().row(), failed);
+    const auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));
+    QVERIFY2(title && title->text().contains(QStringLiteral("linear")), title ? qPrintable(title->text()) : "no title");
     saveScreenshot(window, QStringLiteral("mixed_precision_failure.png"));
   }
 

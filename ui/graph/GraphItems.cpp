@@ -176,8 +176,8 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 
 // ---- FrameItem
 
-FrameItem::FrameItem(const layout::Frame& frame, int index)
-    : m_rect(toQt(frame.rect)), m_label(QString::fromStdString(frame.label)), m_module(frame.module), m_index(index) {}
+FrameItem::FrameItem(const layout::Frame& frame)
+    : m_rect(toQt(frame.rect)), m_label(QString::fromStdString(frame.label)), m_module(frame.module) {}
 
 QRectF FrameItem::boundingRect() const { return m_rect.adjusted(-1, -1, 1, 1); }
 

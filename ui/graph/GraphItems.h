@@ -68,12 +68,11 @@ class EdgeItem : public QGraphicsPathItem {
 class FrameItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
-  FrameItem(const layout::Frame& frame, int index);
+  explicit FrameItem(const layout::Frame& frame);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-  int index() const { return m_index; }  // in Layout::frames
   int module() const { return m_module; }
   /// The strip above the children that holds the title: where a double-click collapses the frame.
   QRectF labelRect() const;
@@ -82,7 +81,7 @@ class FrameItem : public QGraphicsItem {
  private:
   QRectF m_rect;
   QString m_label;
-  int m_module, m_index;
+  int m_module;
 };
 
 /// The tooltip of the topmost item that has one, or an empty string. Items do not carry their

@@ -67,7 +67,7 @@ bool GraphScene::addItems(qint64 deadlineNs) {
     const std::size_t i = m_nextFrame;
     int depth = 0;
     for (int p = l.frames[i].parent; p >= 0 && depth < 1000; p = l.frames[static_cast<std::size_t>(p)].parent) ++depth;
-    auto* item = new FrameItem(l.frames[i], static_cast<int>(i));
+    auto* item = new FrameItem(l.frames[i]);
     item->setZValue(-1000 + depth);
     addItem(item);
     m_frames.push_back(item);
