@@ -71,4 +71,19 @@ std::optional<DType> dtypeFromSerialized(int code) {
   return std::nullopt;
 }
 
+bool isIntegral(DType t) {
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
+         t == DType::UInt16;
+}
+
+bool isFloating(DType t) {
+  switch (t) {
+    case DType::Float16: case DType::Float32: case DType::Float64: case DType::BFloat16:
+    case DType::Float8_e5m2: case DType::Float8_e4m3fn: case DType::Float8_e5m2fnuz: case DType::Float8_e4m3fnuz:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace torchir

@@ -24,4 +24,9 @@ std::optional<DType> dtypeFromName(std::string_view name);
 /// The serialized ExportedProgram numbering (schema.py ScalarType) to ours.
 std::optional<DType> dtypeFromSerialized(int code);
 
+/// Integer dtypes (not bool): their elements are read as exact integers.
+bool isIntegral(DType t);
+/// Floating dtypes, reduced and 8-bit ones included.
+bool isFloating(DType t);
+
 }  // namespace torchir

@@ -32,11 +32,6 @@ float bfloat16ToFloat(uint16_t b) {
 namespace {
 
 
-bool isIntegral(DType t) {
-  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
-         t == DType::UInt16;
-}
-
 }  // namespace
 
 double elementAsDouble(const TensorData& t, int64_t flatIndex) {

@@ -166,9 +166,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setBrush(QColor(0x55, 0x55, 0x55));
   painter->drawPolygon(m_arrow);
   if (detail == Detail::Near && !m_label.isEmpty()) {
-    QFont f = graphstyle::labelFont();
-    f.setPixelSize(10);
-    painter->setFont(f);
+    painter->setFont(graphstyle::edgeLabelFont());
     painter->setPen(QColor(0xaa, 0x33, 0x33));
     painter->drawText(m_labelPos, m_label);
   }

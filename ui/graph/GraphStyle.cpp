@@ -18,6 +18,15 @@ QFont labelFont() {
   return font;
 }
 
+QFont edgeLabelFont() {
+  static const QFont font = [] {
+    QFont f = labelFont();
+    f.setPixelSize(10);
+    return f;
+  }();
+  return font;
+}
+
 QFont titleFont() {
   static const QFont font = [] {
     QFont f = labelFont();

@@ -13,6 +13,7 @@ namespace torchir::ui::graphstyle {
 /// in SVG and in PNG whatever the device's DPI.
 QFont labelFont();
 QFont titleFont();  // bold
+QFont edgeLabelFont();  // smaller, for the output index on an edge
 /// Height of one label line in scene units; the layout gets the same from the metric.
 double lineHeight();
 /// Baseline of a line below its top, in scene units.

@@ -67,9 +67,7 @@ void GraphView::showStart() {
   // The smallest zoom that still shows every line of a box, or the width fit if that is larger.
   const QRectF r = sceneRect();
   const double widthFit = r.width() > 0 ? viewport()->width() / r.width() : 1.0;
-  double s = 0.6;
-  while (detailFor(s) != Detail::Near && s < 1.0) s += 0.05;
-  s = std::clamp(std::max(s, widthFit), kMinZoom, 1.0);
+  const double s = std::clamp(std::max(kNearScale, widthFit), kMinZoom, 1.0);
   resetTransform();
   scale(s, s);
   const double visibleH = viewport()->height() / s;

@@ -20,16 +20,6 @@ QString dtypeText(torchir::DType t) {
   return t == torchir::DType::Unknown ? QString() : QString::fromLatin1(torchir::dtypeName(t).data());
 }
 
-bool isFloating(torchir::DType t) {
-  switch (t) {
-    case torchir::DType::Float16: case torchir::DType::Float32: case torchir::DType::Float64:
-    case torchir::DType::BFloat16: case torchir::DType::Float8_e5m2: case torchir::DType::Float8_e4m3fn:
-    case torchir::DType::Float8_e5m2fnuz: case torchir::DType::Float8_e4m3fnuz:
-      return true;
-    default:
-      return false;
-  }
-}
 
 QString sourceText(const torchir::ArgumentRecord& a) {
   const QString source = QString::fromLatin1(torchir::argSourceName(a.source).data());
@@ -124,13 +114,13 @@ void markOddOnes(std::vector<ArgumentsModel::Row>& rows) {
   std::set<QString> devices;
   for (const auto& r : rows) {
     if (!r.tensor) continue;
-    if (isFloating(r.dtype)) floating.insert(r.dtype);
+    if (torchir::isFloating(r.dtype)) floating.insert(r.dtype);
     if (!r.cells[ArgumentsModel::Device].isEmpty()) devices.insert(r.cells[ArgumentsModel::Device]);
   }
   for (auto& r : rows) {
     if (!r.tensor) continue;
     QStringList why;
-    if (floating.size() > 1 && isFloating(r.dtype)) {
+    if (floating.size() > 1 && torchir::isFloating(r.dtype)) {
       QStringList others;
       for (torchir::DType t : floating)
         if (t != r.dtype) others << dtypeText(t);

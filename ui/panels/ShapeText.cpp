@@ -28,4 +28,6 @@ QString valueSummaryText(const torchir::ValueSummary& value) {
   return QString::fromLatin1(torchir::dtypeName(value.dtype).data()) + sizesText(value.sizes);
 }
 
+QString numberText(double v) { return QString::asprintf("%.6g", v); }
+
 }  // namespace torchir::ui

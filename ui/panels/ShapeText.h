@@ -11,6 +11,8 @@ namespace torchir::ui {
 
 /// "[1, 64, 56, 56]" (also for strides).
 QString sizesText(const std::vector<int64_t>& sizes);
+/// A statistic or element, six significant digits: "0.170375", "1.5e-06".
+QString numberText(double v);
 /// "[1, 64, s0, 56]": concrete sizes, or the symbol where a dimension is dynamic.
 QString exportedShapeText(const torchir::Value& value);
 /// "float32[1, 64, 56, 56]" for a tensor; the value's text for anything else.

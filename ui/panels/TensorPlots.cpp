@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "panels/ShapeText.h"
 #include "panels/TensorSliceModel.h"
 
 namespace torchir::ui {
@@ -15,7 +16,6 @@ namespace {
 constexpr int kMaxImageSide = 2048;
 constexpr int kLegendHeight = 22;
 
-QString number(double v) { return QString::asprintf("%.6g", v); }
 
 QRgb mix(QColor a, QColor b, double t) {
   t = std::clamp(t, 0.0, 1.0);
@@ -103,7 +103,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
   p.drawRect(legend.adjusted(0, 0, -1, -1));
   p.drawText(QPoint(legend.right() + 6, legend.bottom()),
              QStringLiteral("min %1   max %2%3")
-                 .arg(number(m_min), number(m_max), m_diverging ? QStringLiteral("   (0 is white)") : QString()));
+                 .arg(numberText(m_min), numberText(m_max), m_diverging ? QStringLiteral("   (0 is white)") : QString()));
 }
 
 HistogramWidget::HistogramWidget(QWidget* parent) : QWidget(parent) { setMinimumSize(120, 80); }
@@ -120,7 +120,7 @@ void HistogramWidget::setData(std::vector<int64_t> bins, double lo, double hi, i
 void HistogramWidget::clear() { setData({}, 0, 0, 0, 0); }
 
 QString HistogramWidget::note() const {
-  QString text = QStringLiteral("%1 … %2").arg(number(m_lo), number(m_hi));
+  QString text = QStringLiteral("%1 … %2").arg(numberText(m_lo), numberText(m_hi));
   if (m_nan) text += QStringLiteral("   NaN: %1").arg(m_nan);
   if (m_inf) text += QStringLiteral("   Inf: %1").arg(m_inf);
   return text;

@@ -5,23 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "panels/ShapeText.h"
 #include "program/TensorValues.h"
 
 namespace torchir::ui {
-
-namespace {
-
-bool isIntegral(torchir::DType t) {
-  switch (t) {
-    case torchir::DType::UInt8: case torchir::DType::Int8: case torchir::DType::Int16: case torchir::DType::Int32:
-    case torchir::DType::Int64: case torchir::DType::UInt16:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 TensorSliceModel::TensorSliceModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -96,10 +83,10 @@ QString TensorSliceModel::text(int row, int column) const {
   }
   const double v = torchir::elementAsDouble(m_tensor, flat);
   if (m_tensor.dtype == torchir::DType::Bool) return v != 0 ? QStringLiteral("True") : QStringLiteral("False");
-  if (isIntegral(m_tensor.dtype)) return QString::number(static_cast<int64_t>(v));
+  if (torchir::isIntegral(m_tensor.dtype)) return QString::number(static_cast<int64_t>(v));
   if (std::isnan(v)) return QStringLiteral("nan");
   if (std::isinf(v)) return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
-  return QString::asprintf("%.6g", v);
+  return numberText(v);
 }
 
 QString TensorSliceModel::sliceAsTsv() const {

@@ -30,11 +30,10 @@ namespace torchir::ui {
 
 namespace {
 
-QString number(double v) { return QString::asprintf("%.6g", v); }
 
 QString statsText(const TensorStats& s) {
   QString text = QStringLiteral("min %1   max %2   mean %3   std %4   numel %5")
-                     .arg(number(s.min), number(s.max), number(s.mean), number(s.std))
+                     .arg(numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std))
                      .arg(s.numel);
   text += QStringLiteral("   zeros %1").arg(s.zeroCount);
   if (s.nanCount) text += QStringLiteral("   NaN %1").arg(s.nanCount);
