@@ -8,6 +8,19 @@ namespace torchir::layout {
 
 bool isGetitem(const Node& n) { return n.target == "<built-in function getitem>"; }
 
+NodeId drawnOp(const Program& p, NodeId n) {
+  for (int guard = 0; guard < 4 && n >= 0 && isGetitem(p.node(n)); ++guard) {
+    const auto& in = p.node(n).inputs;
+    if (in.empty()) break;
+    // The producer of the value it picks from, else the node it names (`as_node`).
+    NodeId up = in[0].values.empty() ? kNone : p.value(in[0].values[0]).producer;
+    if (up < 0) up = p.findNode(in[0].arg.value("as_node", std::string())).value_or(kNone);
+    if (up < 0) break;
+    n = up;
+  }
+  return n;
+}
+
 bool ViewGraph::isOpBox(NodeId n) const {
   const Node& node = m_program.node(n);
   return node.opcode == Opcode::CallFunction && !isGetitem(node);
@@ -136,14 +149,7 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
     *port = -1;
     if (n < 0) return {ItemRef::Op, -1};
     if (p.node(n).returnsTuple) *port = val.outputIndex;
-    for (int guard = 0; guard < 4 && isGetitem(p.node(n)); ++guard) {  // list outputs: getitem of getitem
-      const auto& in = p.node(n).inputs;
-      const auto name = in.empty() ? std::string() : in[0].arg.value("as_node", std::string());
-      const auto up = p.findNode(name);
-      if (!up) break;
-      n = *up;
-    }
-    return {ItemRef::Op, n};
+    return {ItemRef::Op, drawnOp(p, n)};
   };
   // Routes one dataflow edge through the hierarchy: ports on every module boundary it crosses and
   // one edge in the lowest module that contains both ends.

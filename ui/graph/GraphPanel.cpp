@@ -199,13 +199,7 @@ void GraphPanel::markHiddenNodes() {
 
 NodeId GraphPanel::boxNode(NodeId node) const {
   if (!m_graph || node < 0 || static_cast<std::size_t>(node) >= m_graph->program->program.nodes.size()) return node;
-  const Program& p = m_graph->program->program;
-  const Node& n = p.node(node);
-  if (layout::isGetitem(n) && !n.inputs.empty() && !n.inputs[0].values.empty()) {
-    const NodeId producer = p.value(n.inputs[0].values[0]).producer;
-    if (producer >= 0) return producer;
-  }
-  return node;
+  return layout::drawnOp(m_graph->program->program, node);
 }
 
 void GraphPanel::selectNode(NodeId node) {
