@@ -251,18 +251,31 @@ class AtenSession final : public Session {
     m_pos = 0;
     m_cancel = false;
     c10::InferenceMode guard;
-    for (const auto& s : m_p.inputs) {
-      if (s.kind == InputKind::UserInput) continue;
-      auto it = m_p.weights.find(s.target);
-      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
-      at::Tensor t = toAten(it->second);
+    if (!m_weights) m_weights = bridgeWeights();
+    for (const BridgedWeight& w : *m_weights)
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
-      if (s.kind == InputKind::Buffer) t = t.clone();
-      m_values[static_cast<std::size_t>(s.value)] = t;
-    }
+      m_values[static_cast<std::size_t>(w.value)] = w.buffer ? w.tensor.clone() : w.tensor;
     for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
       m_values[static_cast<std::size_t>(m_userInputs[i])] = toAten(m_inputs[i]).clone();
     skipToWork();
+  }
+
+  /// The weights with data as ATen tensors, once per session: a misaligned one is copied then,
+  /// not on every reset.
+  struct BridgedWeight {
+    ValueId value;
+    at::Tensor tensor;
+    bool buffer;
+  };
+  std::vector<BridgedWeight> bridgeWeights() const {
+    std::vector<BridgedWeight> out;
+    for (const InputSpec& s : m_p.inputs) {
+      if (s.kind == InputKind::UserInput) continue;
+      auto it = m_p.weights.find(s.target);
+      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
+      out.push_back({s.value, toAten(it->second), s.kind == InputKind::Buffer});
+    }
+    return out;
   }
 
   void setBreakpoints(const std::set<NodeId>& nodes) override { m_breakpoints = nodes; }
@@ -587,6 +600,7 @@ class AtenSession final : public Session {
   std::vector<Kernel> m_kernels;
   std::vector<ValueId> m_userInputs;
   std::vector<TensorData> m_inputs;
+  std::optional<std::vector<BridgedWeight>> m_weights;  // bridged once, on the first reset
   FrameValues m_values;
   torch::jit::Stack m_stack;  // the boxed call's stack, reused by every node
   std::vector<NodeRun> m_runs;

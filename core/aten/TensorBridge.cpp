@@ -1,18 +1,33 @@
 #include "TensorBridge.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/alignment.h>
 
 #include <cstring>
+#include <stdexcept>
 
 namespace torchir {
 
 at::Tensor toAten(const TensorData& t) {
+  if (const std::string problem = t.layoutProblem(); !problem.empty())
+    throw std::invalid_argument("tensor from " + (t.storage ? t.storage->origin : std::string("nowhere")) + " " + problem);
   const auto options = at::TensorOptions().dtype(static_cast<at::ScalarType>(t.dtype)).device(at::kCPU);
   if (t.numel() == 0) return at::empty(t.sizes, options);
+  if (!t.hasData()) throw std::invalid_argument("tensor from " + t.storage->origin + " has no data");
+  const auto item = static_cast<int64_t>(dtypeItemSize(t.dtype));
+  const auto elements = static_cast<int64_t>(t.storage->nbytes) / item;
+  const auto address = reinterpret_cast<std::uintptr_t>(t.storage->data);
+  if (address % c10::gAlignment != 0) {
+    // A storage at an address c10's allocator would never give (a safetensors tensor mapped at
+    // byte 10,840 of its file): vectorized and oneDNN kernels take other paths on it and round
+    // differently than eager, whose loaders copy into aligned tensors. Copy it, as eager does.
+    at::Tensor aligned = at::empty({elements}, options);
+    std::memcpy(aligned.data_ptr(), t.storage->data, static_cast<std::size_t>(elements * item));
+    return aligned.as_strided(t.sizes, t.strides, t.storageOffset);
+  }
   auto keep = new std::shared_ptr<const Storage>(t.storage);
   void* data = const_cast<std::byte*>(t.storage->data);
   // The whole storage, then the view the archive recorded (strides and offset apply to it).
-  const auto elements = static_cast<int64_t>(t.storage->nbytes / dtypeItemSize(t.dtype));
   return at::from_blob(
              data, {elements}, [keep](void*) { delete keep; }, options)
       .as_strided(t.sizes, t.strides, t.storageOffset);

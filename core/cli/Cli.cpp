@@ -14,7 +14,7 @@ const char* kUsage =
     "       torchir convert FILE.pt2 -o IR.json\n"
     "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
     "                   [--executors LIB.so] [--threads N]\n"
-    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json]\n"
+    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json] [--verbose]\n"
     "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
     "                      [--weights-as-nodes (dot only)]\n";
 
@@ -75,7 +75,9 @@ int run(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << args.positional.front() << ": " << e.what() << "\n";
+    // libtorch's c10::Error goes on for lines of context and a backtrace: --verbose shows them
+    std::cerr << "error: " << oneLine(args.positional.front()) << ": "
+              << (args.flag("--verbose") ? std::string(e.what()) : firstLine(e.what())) << "\n";
     return kBadInput;
   }
   std::cerr << "error: unknown command '" << args.verb << "'\n" << kUsage;

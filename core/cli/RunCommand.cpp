@@ -5,6 +5,7 @@
 #include "aten/AtenBackend.h"
 #include "exec/Session.h"
 #include "program/InputsFile.h"
+#include "program/OneLine.h"
 #include "program/ProgramLoader.h"
 #include "program/Safetensors.h"
 
@@ -34,9 +35,10 @@ std::string userFrame(const std::string& trace) {
   return trace.substr(0, second);
 }
 
-void printDiagnosis(const Diagnosis& d) {
+void printDiagnosis(const Diagnosis& d, bool verbose) {
+  // libtorch's message goes on with context lines and a backtrace: its first line, unless --verbose
   std::cerr << "error: node '" << d.nodeName << "' (" << d.opType << "): " << diagnosisClassName(d.kind) << "\n"
-            << "  " << d.message << "\n";
+            << "  " << (verbose ? d.message : firstLine(d.message)) << "\n";
   if (!d.explanation.empty()) std::cerr << "  " << d.explanation << "\n";
   if (!d.schema.empty()) std::cerr << "  schema: " << d.schema << "\n";
   for (const auto& a : d.arguments)
@@ -152,7 +154,7 @@ int runCommand(const Args& args) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
       std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << shapeText(outputs[i].sizes) << "\n";
   } else if (!outcome.diagnosis.ok()) {
-    printDiagnosis(outcome.diagnosis);
+    printDiagnosis(outcome.diagnosis, args.flag("--verbose"));
   }
   return ok ? kOk : kProgramFault;
 }

@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "LenientJson.h"
 #include "LoadError.h"
 #include "SymbolExpr.h"
 
@@ -30,18 +31,94 @@ std::string displayTarget(const std::string& serialized) {
   return serialized;
 }
 
+bool isName(const json& j) { return j.is_object() && j.contains("name") && j.at("name").is_string(); }
+bool isInt(const json& j) { return exactInt64(j).has_value(); }
+bool isSmallInt(const json& j) {
+  const auto v = exactInt64(j);
+  return v && *v >= INT32_MIN && *v <= INT32_MAX;
+}
+bool isFloat(const json& j) {
+  if (j.is_number()) return true;
+  return j.is_string() && (j == "Infinity" || j == "-Infinity" || j == "NaN");
+}
+template <class Pred>
+bool allOf(const json& j, Pred pred) {
+  if (!j.is_array()) return false;
+  for (const auto& e : j)
+    if (!pred(e)) return false;
+  return true;
+}
+/// A union of one of `kinds` (`{"as_name": "s0"}`, `{"as_int": 3}`) whose body passes `pred`.
+bool isSymbolic(const json& j, const char* value, bool (*pred)(const json&)) {
+  if (!j.is_object() || j.size() != 1) return false;
+  const std::string& k = j.begin().key();
+  const json& b = j.begin().value();
+  return (k == "as_name" && b.is_string()) || (k == value && pred(b));
+}
+bool isSymInt(const json& j) { return isSymbolic(j, "as_int", isInt); }
+bool isSymFloat(const json& j) { return isSymbolic(j, "as_float", isFloat); }
+bool isSymBool(const json& j) { return isSymbolic(j, "as_bool", [](const json& b) { return b.is_boolean(); }); }
+bool isOptionalTensor(const json& j) {
+  if (!j.is_object() || j.size() != 1) return false;
+  const std::string& k = j.begin().key();
+  return k == "as_none" || (k == "as_tensor" && isName(j.begin().value()));
+}
+
+/// Whether a serialized argument has the shape torch's schema gives its kind, checked once here
+/// so that whoever reads it later (table, engine, IR writer, panels) can rely on it. Kinds this
+/// reader does not know pass: they are shown as their JSON.
+bool wellFormedArgument(const json& a) {
+  if (!a.is_object() || a.size() != 1) return false;
+  const std::string& k = a.begin().key();
+  const json& b = a.begin().value();
+  if (k == "as_none") return true;
+  if (k == "as_tensor" || k == "as_graph" || k == "as_custom_obj") return isName(b);
+  if (k == "as_tensors") return allOf(b, isName);
+  if (k == "as_optional_tensor") return isOptionalTensor(b);
+  if (k == "as_optional_tensors") return allOf(b, isOptionalTensor);
+  if (k == "as_int") return isInt(b);
+  if (k == "as_ints") return allOf(b, isInt);
+  if (k == "as_int_lists") return allOf(b, [](const json& l) { return allOf(l, isInt); });
+  if (k == "as_float") return isFloat(b);
+  if (k == "as_floats") return allOf(b, isFloat);
+  if (k == "as_bool") return b.is_boolean();
+  if (k == "as_bools") return allOf(b, [](const json& x) { return x.is_boolean(); });
+  if (k == "as_string" || k == "as_operator") return b.is_string();
+  if (k == "as_strings") return allOf(b, [](const json& x) { return x.is_string(); });
+  if (k == "as_sym_int") return isSymInt(b);
+  if (k == "as_sym_ints") return allOf(b, isSymInt);
+  if (k == "as_sym_float") return isSymFloat(b);
+  if (k == "as_sym_floats") return allOf(b, isSymFloat);
+  if (k == "as_sym_bool") return isSymBool(b);
+  if (k == "as_sym_bools") return allOf(b, isSymBool);
+  if (k == "as_scalar_type" || k == "as_memory_format" || k == "as_layout") return isSmallInt(b);
+  if (k == "as_device")
+    return b.is_object() && b.contains("type") && b.at("type").is_string() &&
+           (!b.contains("index") || b.at("index").is_null() || isSmallInt(b.at("index")));
+  if (k == "as_complex") return b.is_object() && b.contains("real") && isFloat(b.at("real")) && b.contains("imag") &&
+                                isFloat(b.at("imag"));
+  if (k == "as_string_to_argument") {
+    if (!b.is_object()) return false;
+    for (const auto& [key, v] : b.items())
+      if (!wellFormedArgument(v)) return false;  // bounded: JSON nests at most kMaxJsonDepth
+    return true;
+  }
+  return true;
+}
+
 class Builder {
  public:
   Builder(const std::string& file, Program& p) : m_file(file), m_p(p) {}
 
   void read(const json& ep) {
     const auto& version = ep.at("schema_version");
-    const int major = version.at("major").get<int>();
+    const int major = smallInt(version.at("major"), "schema_version.major");
+    const int minor = version.contains("minor") ? smallInt(version.at("minor"), "schema_version.minor") : 0;
     if (major != kSupportedSchemaMajor)
       fail("unsupported ExportedProgram schema version " + std::to_string(major) + "." +
-           std::to_string(version.value("minor", 0)) + " (this build reads " + std::to_string(kSupportedSchemaMajor) +
+           std::to_string(minor) + " (this build reads " + std::to_string(kSupportedSchemaMajor) +
            ".x)");
-    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(version.value("minor", 0));
+    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(minor);
     m_p.source.torchVersion = ep.value("torch_version", "");
 
     const json ranges = ep.value("range_constraints", json::object());
@@ -74,6 +151,25 @@ class Builder {
     readSignatureInputs(signature, graph.at("inputs"));
     for (const auto& n : graph.at("nodes")) readNode(n);
     readOutputs(signature, graph);
+    if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
+  }
+
+  /// An integer of the file that must fit int64 exactly (a plain get<int64_t>() wraps or truncates).
+  int64_t exactInt(const json& v, const char* what) {
+    const auto i = exactInt64(v);
+    if (!i) fail(std::string(what) + " is not a 64-bit integer");
+    return *i;
+  }
+
+  int smallInt(const json& v, const char* what) {
+    const auto i = exactInt64(v);
+    if (!i || *i < INT32_MIN || *i > INT32_MAX) fail(std::string(what) + " is not a 32-bit integer");
+    return static_cast<int>(*i);
+  }
+
+  DType dtypeOf(const json& code) {
+    const auto c = exactInt64(code);
+    return c && *c >= 0 && *c <= 1000 ? dtypeFromSerialized(static_cast<int>(*c)).value_or(DType::Unknown) : DType::Unknown;
   }
 
   static std::optional<int64_t> readBound(const json& v) {
@@ -83,14 +179,14 @@ class Builder {
 
   Dim readDim(const json& symInt) {
     const auto kind = unionKind(symInt);
-    if (kind == "as_int") return Dim{symInt.at("as_int").get<int64_t>(), {}};
+    if (kind == "as_int") return Dim{exactInt(symInt.at("as_int"), "a size"), {}};
     if (kind == "as_expr") {
       const auto& e = symInt.at("as_expr");
       Dim d;
       d.expr = readableSymbolExpr(e.at("expr_str").get<std::string>());
       const auto& hint = e.value("hint", json());
-      if (hint.is_object() && hint.contains("as_int")) d.hint = hint.at("as_int").get<int64_t>();
-      else if (hint.is_number_integer()) d.hint = hint.get<int64_t>();
+      if (hint.is_object() && hint.contains("as_int")) d.hint = exactInt(hint.at("as_int"), "a size hint");
+      else if (hint.is_number_integer()) d.hint = exactInt(hint, "a size hint");
       return d;
     }
     fail("malformed SymInt " + symInt.dump());
@@ -107,15 +203,14 @@ class Builder {
       auto it = m_tensorMeta->find(name);
       if (it == m_tensorMeta->end()) fail("tensor '" + name + "' has no entry in tensor_values");
       const auto& meta = *it;
-      const auto dtype = dtypeFromSerialized(meta.at("dtype").get<int>());
-      v.dtype = dtype.value_or(DType::Unknown);
+      v.dtype = dtypeOf(meta.at("dtype"));
       for (const auto& s : meta.at("sizes")) v.shape.push_back(readDim(s));
       for (const auto& s : meta.at("strides")) v.strides.push_back(readDim(s).hint);
       if (meta.contains("device") && meta.at("device").is_object()) {
         const auto& dev = meta.at("device");
         v.device = dev.at("type").get<std::string>();
         if (dev.contains("index") && dev.at("index").is_number_integer())
-          v.device += ":" + std::to_string(dev.at("index").get<int>());
+          v.device += ":" + std::to_string(exactInt(dev.at("index"), "a device index"));
       }
     }
     m_byName[name] = v.id;
@@ -133,10 +228,15 @@ class Builder {
     return m_p.nodes.back().id;
   }
 
-  /// FX's Graph namespace: a taken name gets `_1`, `_2`, ...
+  /// FX's Graph namespace: a taken name gets `_1`, `_2`, ... Each name remembers the suffix it
+  /// reached (names are never released), so 30k nodes of one name cost linear time, not quadratic.
   std::string uniqueName(const std::string& name) {
     std::string candidate = name;
-    for (int k = 1; m_nodeNames.count(candidate); ++k) candidate = name + "_" + std::to_string(k);
+    if (m_nodeNames.count(candidate)) {
+      std::size_t& k = m_nextSuffix[name];
+      do candidate = name + "_" + std::to_string(++k);
+      while (m_nodeNames.count(candidate));
+    }
     m_nodeNames.insert(candidate);
     return candidate;
   }
@@ -206,6 +306,8 @@ class Builder {
         if (unionKind(s) == "as_name") out.push_back(lookup(s.at("as_name")));
     } else if (kind == "as_graph") {
       out.push_back(lookup(body.at("name")));
+    } else if (kind == "as_string_to_argument") {
+      for (const auto& [key, v] : body.items()) collectValues(v, out);
     }
   }
 
@@ -246,8 +348,13 @@ class Builder {
     for (const auto& in : sn.at("inputs")) {
       NodeArgument a;
       a.name = in.value("name", "");
-      a.keyword = in.value("kind", 1) == 2;
-      a.arg = in.at("arg");
+      a.keyword = in.contains("kind") && exactInt64(in.at("kind")) == 2;
+      const json& arg = in.at("arg");
+      if (!wellFormedArgument(arg))
+        fail("node '" + m_p.nodes[id].name + "' has a malformed argument '" + a.name + "'");
+      // A graph argument keeps its name only: its body is the subgraph Program read above, and a
+      // copy here would be repeated once per level of nesting.
+      a.arg = unionKind(arg) == "as_graph" ? json{{"as_graph", {{"name", arg.at("as_graph").at("name")}}}} : arg;
       collectValues(a.arg, a.values);
       for (ValueId v : a.values) m_p.values[v].users.push_back(id);
       m_p.nodes[id].inputs.push_back(std::move(a));
@@ -374,6 +481,7 @@ class Builder {
       for (const char* key : {"buffer_name", "parameter_name", "user_input_name"})
         if (body.contains(key)) s.target = body.at(key);
       NodeArgument a;
+      if (!wellFormedArgument(outs[i])) fail("graph output " + std::to_string(i) + " is malformed");
       a.arg = outs[i];
       collectValues(a.arg, a.values);
       if (a.values.empty()) s.constant = outs[i];
@@ -390,6 +498,7 @@ class Builder {
   const json* m_symInts = nullptr;
   std::unordered_map<std::string, ValueId> m_byName;
   std::unordered_set<std::string> m_nodeNames;
+  std::unordered_map<std::string, std::size_t> m_nextSuffix;
 };
 
 }  // namespace

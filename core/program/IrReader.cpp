@@ -1,14 +1,11 @@
 #include "IrReader.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "DeferredRelease.h"
 #include "LenientJson.h"
 #include "LoadError.h"
+#include "MappedFile.h"
 #include "Safetensors.h"
 #include "TensorValues.h"
 
@@ -70,6 +67,7 @@ class IrBuilder {
     }
     for (const auto& n : ir.at("nodes")) readNode(n);
     readOutputs(ir.at("graph_outputs"));
+    if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
     for (const auto& [name, c] : constants.items()) {
       const auto dtype = dtypeFromName(c.at("dtype").get<std::string>());
       if (!dtype) fail("constant '" + name + "' has unknown dtype");
@@ -91,8 +89,9 @@ class IrBuilder {
     if (!dtype) fail("tensor '" + v.name + "' has unknown dtype '" + meta.at("dtype").get<std::string>() + "'");
     v.dtype = *dtype;
     for (const auto& d : meta.at("shape")) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("tensor '" + v.name + "' has a malformed shape");
-      v.shape.push_back(Dim{d.get<int64_t>(), {}});
+      const auto size = exactInt64(d);
+      if (!size || *size < 0) fail("tensor '" + v.name + "' has a malformed shape");
+      v.shape.push_back(Dim{*size, {}});
     }
     return v;
   }
@@ -132,15 +131,16 @@ class IrBuilder {
     const std::string name = in.at("name").get<std::string>();
     if (in.contains("producer_node") && !in.at("producer_node").is_null()) {
       const std::string producer = in.at("producer_node").get<std::string>();
-      const int index = in.value("producer_output_idx", 0);
+      const auto index = in.contains("producer_output_idx") ? exactInt64(in.at("producer_output_idx")) : int64_t{0};
+      if (!index) fail("node '" + nodeName + "' has a producer_output_idx that is not an integer");
       const auto it = m_nodeByName.find(producer);
       if (it == m_nodeByName.end())
         fail("node '" + nodeName + "' takes '" + name + "' from producer '" + producer + "', which does not exist");
       const auto& outs = m_p.nodes[it->second].outputs;
-      if (index < 0 || static_cast<std::size_t>(index) >= outs.size())
-        fail("node '" + nodeName + "' takes output " + std::to_string(index) + " of '" + producer + "', which has " +
+      if (*index < 0 || static_cast<uint64_t>(*index) >= outs.size())
+        fail("node '" + nodeName + "' takes output " + std::to_string(*index) + " of '" + producer + "', which has " +
              std::to_string(outs.size()));
-      return outs[static_cast<std::size_t>(index)];
+      return outs[static_cast<std::size_t>(*index)];
     }
     const auto it = m_placeholders.find(name);
     if (it == m_placeholders.end())
@@ -205,16 +205,8 @@ class IrBuilder {
 }  // namespace
 
 Program readIrJson(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw LoadError(path, std::strerror(errno));
-  std::stringstream text;
-  text << f.rdbuf();
-  Json ir;
-  try {
-    ir = parseLenientOrderedJson(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw LoadError(path, "not valid JSON");
-  }
+  const auto file = MappedFile::open(path);  // a regular file only: a FIFO would block
+  Json ir = parseFileOrderedJson(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()), path, "the IR");
   if (!ir.is_object()) throw LoadError(path, "not a pytorch-ir IR: the top level is not an object");
   Program p;
   p.source.path = path;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "LoadError.h"
 #include "PythonRepr.h"
 
 namespace torchir {
@@ -171,7 +172,47 @@ Json parseLenient(std::string_view text) {
   return j;
 }
 
+template <typename Json>
+Json parseFile(std::string_view text, const std::string& file, const std::string& what) {
+  if (jsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    throw LoadError(file, what + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  try {
+    return parseLenient<Json>(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw LoadError(file, what + " is not valid JSON (syntax error at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception&) {
+    throw LoadError(file, what + " is not valid JSON");
+  }
+}
+
 }  // namespace
+
+int jsonNestingDepth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool inString = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+nlohmann::json parseFileJson(std::string_view text, const std::string& file, const std::string& what) {
+  return parseFile<nlohmann::json>(text, file, what);
+}
+
+nlohmann::ordered_json parseFileOrderedJson(std::string_view text, const std::string& file, const std::string& what) {
+  return parseFile<nlohmann::ordered_json>(text, file, what);
+}
 
 nlohmann::json parseLenientJson(std::string_view text) { return parseLenient<nlohmann::json>(text); }
 

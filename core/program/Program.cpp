@@ -51,6 +51,26 @@ std::optional<NodeId> Program::findNode(const std::string& name) const {
   return std::nullopt;
 }
 
+std::string Program::sizeProblem() const {
+  for (const auto& v : values) {
+    if (v.shape.size() > TensorData::kMaxRank)
+      return "value '" + v.name + "' has " + std::to_string(v.shape.size()) + " dimensions";
+    int64_t n = 1;
+    for (const auto& d : v.shape) {
+      if (d.hint < 0) return "value '" + v.name + "' has a negative dimension";
+      if (__builtin_mul_overflow(n, d.hint, &n)) return "value '" + v.name + "' has more elements than int64 counts";
+    }
+  }
+  int64_t total = 0;
+  for (const auto& in : inputs) {
+    if (in.kind == InputKind::UserInput || in.value == kNone) continue;
+    int64_t n = 1;
+    for (const auto& d : value(in.value).shape) n *= d.hint;  // checked above
+    if (__builtin_add_overflow(total, n, &total)) return "the weights have more elements together than int64 counts";
+  }
+  return {};
+}
+
 bool Program::isDynamic() const {
   for (const auto& v : values)
     for (const auto& d : v.shape)

@@ -151,6 +151,11 @@ struct Program {
   bool isDynamic() const;
   /// State_dict keys whose tensors have no bytes (meta export, missing file).
   std::vector<std::string> missingData() const;
+  /// Why the sizes recorded for the graph's values cannot be right, or "" when they can: a
+  /// negative dimension (or hint), more dimensions than a tensor may have, an element count past
+  /// int64, or weights whose element counts add up past it. Readers call it before the program is
+  /// used, so summaries and layouts count without overflow.
+  std::string sizeProblem() const;
   /// The placeholder's weight key, when the placeholder is a parameter/buffer/constant.
   const InputSpec* inputSpecFor(ValueId v) const;
 };

@@ -1,11 +1,11 @@
 #include "ProgramLoader.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
-#include <fstream>
 
 #include "AllocatorTuning.h"
 #include "LoadError.h"
+#include "MappedFile.h"
 #include "IrReader.h"
 #include "ModuleTree.h"
 #include "Pt2Reader.h"
@@ -14,10 +14,11 @@
 namespace torchir {
 
 Program loadProgram(const std::string& path, const LoadOptions& options) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw LoadError(path, std::strerror(errno));
   char magic[2] = {0, 0};
-  f.read(magic, 2);
+  {
+    const auto file = MappedFile::open(path);  // regular files only: a FIFO would block a read
+    if (file->size() > 0) std::memcpy(magic, file->data(), std::min<std::size_t>(file->size(), 2));
+  }
   const LargeProgramAllocation tuned;
   Program program;
   if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -140,6 +141,10 @@ struct Pt2Archive::Impl {
   std::vector<std::string> records;  // in directory order
   std::unordered_map<std::string, Entry> entries;
   std::mutex mutex;
+  std::uint64_t inflated = 0;  // bytes inflated so far, under `mutex`
+  // Data ranges of the records located so far (start -> end, record), under `mutex`: a crafted
+  // directory can point two records at the same bytes, or one into another's data.
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::string>> ranges;
 
   ~Impl() {
     if (zip) unzClose(zip);
@@ -152,8 +157,12 @@ struct Pt2Archive::Impl {
     std::lock_guard lock(mutex);  // minizip's cursor: one record at a time
     return locate(path, record);
   }
-  /// The record's bytes, inflated if need be, CRC checked.
-  std::vector<std::byte> read(const std::string& path, const std::string& record, const Record& r) const;
+  /// The record's bytes, inflated if need be, CRC checked; a compressed record is inflated only up
+  /// to `limit` bytes (then unchecked by CRC), charged to the archive's budget.
+  std::vector<std::byte> read(const std::string& path, const std::string& record, const Record& r,
+                              std::uint64_t limit);
+  /// Takes `bytes` out of the inflation budget; throws when it would be exceeded.
+  void charge(const std::string& path, const std::string& record, std::uint64_t bytes);
 };
 
 void Pt2Archive::Impl::open(const std::string& path) {
@@ -250,11 +259,33 @@ Record Pt2Archive::Impl::locate(const std::string& path, const std::string& reco
   }
   if (r.offset > source.size || r.csize > source.size - r.offset) throw bad("lies outside the file (truncated?)");
   if (r.method == 0 && r.csize != r.usize) throw bad("is stored with two different sizes (corrupt archive)");
+  if (r.csize > 0) {
+    const std::uint64_t end = r.offset + r.csize;
+    auto next = ranges.lower_bound(r.offset);
+    const bool same = next != ranges.end() && next->first == r.offset && next->second.second == record;
+    if (!same) {
+      const std::string* other = nullptr;
+      if (next != ranges.end() && next->first < end) other = &next->second.second;
+      if (next != ranges.begin() && std::prev(next)->second.first > r.offset) other = &std::prev(next)->second.second;
+      if (other) throw bad("shares its bytes with record " + *other + " (corrupt or crafted archive)");
+      ranges.emplace(r.offset, std::make_pair(end, record));
+    }
+  }
   return r;
 }
 
+void Pt2Archive::Impl::charge(const std::string& path, const std::string& record, std::uint64_t bytes) {
+  std::lock_guard lock(mutex);
+  const std::uint64_t budget = kInflateAllowance + std::min<std::uint64_t>(source.size, kUnbounded / kInflateRatio) * kInflateRatio;
+  if (bytes > budget - inflated)
+    throw LoadError(path, "record " + record + " inflates to " + std::to_string(bytes) + " bytes, past the " +
+                              std::to_string(budget) + " this " + std::to_string(source.size) +
+                              "-byte archive may inflate to (a zip bomb?)");
+  inflated += bytes;
+}
+
 std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std::string& record,
-                                              const Record& r) const {
+                                              const Record& r, std::uint64_t limit) {
   auto bad = [&](const std::string& why) { return LoadError(path, "record " + record + " " + why); };
   const auto* in = reinterpret_cast<const Bytef*>(source.data + r.offset);
   std::vector<std::byte> out;
@@ -262,11 +293,13 @@ std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std
     out.assign(source.data + r.offset, source.data + r.offset + r.csize);
   } else {
     // The declared size is only a claim: deflate cannot expand more than 1032:1.
-    if (r.usize > r.csize * 1032 + 1024) throw bad("declares an impossible size (corrupt archive?)");
-    out.resize(r.usize);
+    if (r.usize / 1032 > r.csize + 1) throw bad("declares an impossible size (corrupt archive?)");
+    const std::uint64_t want = std::min(r.usize, limit);
+    charge(path, record, want);
+    out.resize(want);
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw bad("cannot be inflated (zlib failed)");
-    std::uint64_t inLeft = r.csize, outLeft = r.usize;
+    std::uint64_t inLeft = r.csize, outLeft = want;
     Bytef empty = 0;  // zlib refuses a null output pointer, even for no output
     z.next_in = const_cast<Bytef*>(in);
     z.next_out = out.empty() ? &empty : reinterpret_cast<Bytef*>(out.data());
@@ -284,9 +317,14 @@ std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std
       rc = inflate(&z, Z_NO_FLUSH);
       // no progress for want of a buffer: go on only while there is more of it to give
       if (rc == Z_BUF_ERROR && ((z.avail_in == 0 && inLeft > 0) || (z.avail_out == 0 && outLeft > 0))) rc = Z_OK;
+      if (want < r.usize && rc == Z_OK && z.avail_out == 0 && outLeft == 0) break;  // as far as needed
     }
-    const std::uint64_t produced = r.usize - outLeft - z.avail_out;
+    const std::uint64_t produced = want - outLeft - z.avail_out;
     inflateEnd(&z);
+    if (want < r.usize) {
+      if (produced != want) throw bad("cannot be inflated (corrupt or truncated data)");
+      return out;  // a prefix: the CRC covers the whole record
+    }
     if (rc != Z_STREAM_END) throw bad("cannot be inflated (corrupt or truncated data)");
     if (produced != r.usize) throw bad("inflates to another size than declared (corrupt archive)");
   }
@@ -322,11 +360,15 @@ std::vector<std::string> Pt2Archive::records() const { return m_impl->records; }
 bool Pt2Archive::has(const std::string& record) const { return m_impl->entries.count(record) > 0; }
 
 std::string Pt2Archive::text(const std::string& record) const {
-  const auto bytes = m_impl->read(m_path, record, m_impl->locked(m_path, record));  // stored ones too: CRC checked
+  const Record r = m_impl->locked(m_path, record);
+  if (r.usize > kMaxTextBytes)
+    throw LoadError(m_path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
+                                std::to_string(kMaxTextBytes) + " a text record may have");
+  const auto bytes = m_impl->read(m_path, record, r, kUnbounded);  // stored ones too: CRC checked
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record) const {
+std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record, std::uint64_t needed) const {
   const Record r = m_impl->locked(m_path, record);
   const std::string origin = m_path + ":" + record;
   if (r.method == 0) {
@@ -334,7 +376,7 @@ std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record) co
     const std::size_t size = r.csize;
     return std::make_shared<Storage>(Storage{size ? m_impl->source.data + r.offset : nullptr, size, m_impl->owner, origin});
   }
-  auto buffer = std::make_shared<std::vector<std::byte>>(m_impl->read(m_path, record, r));
+  auto buffer = std::make_shared<std::vector<std::byte>>(m_impl->read(m_path, record, r, needed));
   const std::byte* data = buffer->empty() ? nullptr : buffer->data();
   return std::make_shared<Storage>(Storage{data, buffer->size(), std::move(buffer), origin});
 }

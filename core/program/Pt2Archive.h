@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,11 +31,21 @@ class Pt2Archive {
   /// Record names, relative to the archive's root folder (`model/` for `model.pt2`).
   std::vector<std::string> records() const;
   bool has(const std::string& record) const;
-  /// The record's bytes (inflated if compressed, CRC checked). Throws LoadError.
+  /// The record's bytes (inflated if compressed, CRC checked), at most kMaxTextBytes. Throws LoadError.
   std::string text(const std::string& record) const;
   /// Stored (uncompressed) records point into the map in place; compressed ones are inflated into
-  /// a buffer the Storage owns. Throws LoadError for a missing or unreadable record.
-  std::shared_ptr<const Storage> storage(const std::string& record) const;
+  /// a buffer the Storage owns, only as far as the `needed` bytes the caller's tensors reach (a
+  /// record that declares more is cut there, unchecked by CRC). Throws LoadError for a missing or
+  /// unreadable record, or when inflating would pass the archive's budget.
+  std::shared_ptr<const Storage> storage(const std::string& record, std::uint64_t needed = kUnbounded) const;
+
+  static constexpr std::uint64_t kUnbounded = ~std::uint64_t{0};
+  /// A JSON or pickle record; a 25k-op program's model.json is about 40 MB.
+  static constexpr std::uint64_t kMaxTextBytes = std::uint64_t{1} << 30;
+  /// Everything inflated from one archive together: a fixed allowance plus a multiple of the
+  /// archive's size that real files (weights barely compress, JSON about 10:1) stay far below.
+  static constexpr std::uint64_t kInflateAllowance = std::uint64_t{256} << 20;
+  static constexpr std::uint64_t kInflateRatio = 64;
 
  private:
   struct Impl;

@@ -18,14 +18,21 @@ constexpr const char* kModelJson = "models/model.json";
 constexpr const char* kSupportedArchiveVersion = "0";
 constexpr const char* kFlatProgramJson = "serialized_exported_program.json";
 
-/// `tensor_meta` of a weights/constants config entry, as a view on `storage`.
-TensorData tensorFromMeta(const json& meta, std::shared_ptr<const Storage> storage) {
+/// `tensor_meta` of a weights/constants config entry, as a view without its storage yet.
+TensorData tensorFromMeta(const json& meta, const std::string& file, const std::string& fqn) {
+  auto metaInt = [&](const json& symInt) {
+    const auto v = exactInt64(symInt.at("as_int"));
+    if (!v) throw LoadError(file, "weight '" + fqn + "' has a size, stride or offset that is not a 64-bit integer");
+    return *v;
+  };
   TensorData t;
-  t.dtype = dtypeFromSerialized(meta.at("dtype").get<int>()).value_or(DType::Unknown);
-  for (const auto& s : meta.at("sizes")) t.sizes.push_back(s.at("as_int").get<int64_t>());
-  for (const auto& s : meta.at("strides")) t.strides.push_back(s.at("as_int").get<int64_t>());
-  t.storageOffset = meta.contains("storage_offset") ? meta.at("storage_offset").at("as_int").get<int64_t>() : 0;
-  t.storage = std::move(storage);
+  const auto code = exactInt64(meta.at("dtype"));
+  t.dtype = code && *code >= INT32_MIN && *code <= INT32_MAX
+                ? dtypeFromSerialized(static_cast<int>(*code)).value_or(DType::Unknown)
+                : DType::Unknown;
+  for (const auto& s : meta.at("sizes")) t.sizes.push_back(metaInt(s));
+  for (const auto& s : meta.at("strides")) t.strides.push_back(metaInt(s));
+  t.storageOffset = meta.contains("storage_offset") ? metaInt(meta.at("storage_offset")) : 0;
   return t;
 }
 
@@ -34,35 +41,47 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
                       Program& program) {
   const std::string path = folder + config;
   if (!archive.has(path)) return;
-  json cfg;
-  try {
-    cfg = json::parse(archive.text(path));
-  } catch (const json::exception&) {
-    throw LoadError(archive.path(), path + " is not valid JSON");
-  }
-  std::map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
+  json cfg = parseFileJson(archive.text(path), archive.path(), path);
+  struct Entry {
+    std::string fqn, record;
+    TensorData tensor;
+  };
+  std::vector<Entry> entries;
+  std::map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
   try {
     for (const auto& [fqn, entry] : cfg.at("config").items()) {
-      if (entry.value("use_pickle", false)) {
-        // tensor subclasses and TorchBind objects: not readable without Python
-        TensorData t = tensorFromMeta(entry.at("tensor_meta"), nullptr);
-        program.weights[fqn] = t;
+      Entry e{fqn, {}, tensorFromMeta(entry.at("tensor_meta"), archive.path(), fqn)};
+      if (e.tensor.dtype == DType::Unknown) {
+        // a dtype this build does not know (a newer torch): shown, but without data to run on
+        entries.push_back(std::move(e));
         continue;
       }
-      const std::string record = folder + entry.at("path_name").get<std::string>();
-      auto& storage = storages[record];
-      if (!storage) {
-        if (!archive.has(record)) throw LoadError(archive.path(), "weight '" + fqn + "' names a missing record " + record);
-        storage = archive.storage(record);
+      if (const auto problem = e.tensor.layoutProblem(); !problem.empty())
+        throw LoadError(archive.path(), "weight '" + fqn + "' " + problem);
+      // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
+      if (!entry.value("use_pickle", false)) {
+        e.record = folder + entry.at("path_name").get<std::string>();
+        if (!archive.has(e.record)) throw LoadError(archive.path(), "weight '" + fqn + "' names a missing record " + e.record);
+        auto& n = needed[e.record];
+        n = std::max<std::uint64_t>(n, e.tensor.bytesSpanned());
       }
-      TensorData t = tensorFromMeta(entry.at("tensor_meta"), storage);
-      if (storage->nbytes > 0 && storage->nbytes < t.bytesSpanned())
-        throw LoadError(archive.path(), "weight '" + fqn + "' needs " + std::to_string(t.bytesSpanned()) +
-                                            " bytes but its record holds " + std::to_string(storage->nbytes));
-      program.weights[fqn] = std::move(t);
+      entries.push_back(std::move(e));
     }
   } catch (const json::exception&) {
     throw LoadError(archive.path(), path + " has an unexpected structure");
+  }
+  std::map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
+  for (Entry& e : entries) {
+    if (!e.record.empty()) {
+      auto& storage = storages[e.record];
+      if (!storage) storage = archive.storage(e.record, needed[e.record]);
+      e.tensor.storage = storage;
+      // a 0-byte record is "no data" (a meta export); any other must hold the whole view
+      if (storage->nbytes > 0 && storage->nbytes < e.tensor.bytesSpanned())
+        throw LoadError(archive.path(), "weight '" + e.fqn + "' needs " + std::to_string(e.tensor.bytesSpanned()) +
+                                            " bytes but its record holds " + std::to_string(storage->nbytes));
+    }
+    program.weights[e.fqn] = std::move(e.tensor);
   }
   releaseLater(std::make_shared<json>(std::move(cfg)));
 }
@@ -82,12 +101,7 @@ void readPickledTensors(const Pt2Archive& archive, const std::string& record, Pr
 
 /// The ExportedProgram JSON in `record`.
 void readProgramJson(const Pt2Archive& archive, const std::string& record, Program& program) {
-  json ep;
-  try {
-    ep = parseLenientJson(archive.text(record));
-  } catch (const json::exception&) {
-    throw LoadError(archive.path(), record + " is not valid JSON");
-  }
+  json ep = parseFileJson(archive.text(record), archive.path(), record);
   if (!ep.is_object()) throw LoadError(archive.path(), record + " is not an ExportedProgram object");
   readExportedProgram(ep, archive.path(), program);
   releaseLater(std::make_shared<json>(std::move(ep)));

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "LenientJson.h"
 #include "LoadError.h"
 #include "MappedFile.h"
 
@@ -36,19 +37,15 @@ TensorMap readSafetensors(const std::string& path) {
   uint64_t headerSize = 0;
   std::memcpy(&headerSize, file->data(), 8);
   if (headerSize > file->size() - 8) throw LoadError(path, "safetensors header size exceeds the file");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(reinterpret_cast<const char*>(file->data()) + 8,
-                                   reinterpret_cast<const char*>(file->data()) + 8 + headerSize);
-  } catch (const nlohmann::json::exception& e) {
-    throw LoadError(path, "safetensors header is not JSON");
-  }
+  const nlohmann::json header = parseFileJson(
+      std::string_view(reinterpret_cast<const char*>(file->data()) + 8, headerSize), path, "safetensors header");
   if (!header.is_object()) throw LoadError(path, "safetensors header is not an object");
   const std::byte* base = file->data() + 8 + headerSize;
   const std::size_t available = file->size() - 8 - headerSize;
   auto owner = std::shared_ptr<const void>(file, file.get());
 
   TensorMap out;
+  std::multimap<uint64_t, std::pair<uint64_t, std::string>> spans;  // start -> end, tensor
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
     try {
@@ -57,24 +54,42 @@ TensorMap readSafetensors(const std::string& path) {
       const auto dtype = dtypeFromName(code);
       if (!dtype) throw LoadError(path, "tensor '" + name + "' has unknown dtype " + code);
       t.dtype = *dtype;
-      t.sizes = entry.at("shape").get<std::vector<int64_t>>();
-      int64_t bytes = static_cast<int64_t>(dtypeItemSize(t.dtype));
-      for (auto s : t.sizes)
-        if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes))
-          throw LoadError(path, "tensor '" + name + "' has an impossible shape (negative or overflowing size)");
+      const auto& shape = entry.at("shape");
+      if (!shape.is_array() || shape.size() > TensorData::kMaxRank)
+        throw LoadError(path, "tensor '" + name + "' has a malformed shape");
+      for (const auto& d : shape) {
+        const auto size = exactInt64(d);
+        if (!size) throw LoadError(path, "tensor '" + name + "' has a size that is not a 64-bit integer");
+        t.sizes.push_back(*size);
+      }
       t.strides = TensorData::contiguousStrides(t.sizes);
-      const auto offsets = entry.at("data_offsets").get<std::vector<uint64_t>>();
-      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > available)
+      if (const auto problem = t.layoutProblem(); !problem.empty())
+        throw LoadError(path, "tensor '" + name + "' " + problem);
+      const auto& span = entry.at("data_offsets");
+      std::vector<uint64_t> offsets;
+      if (span.is_array())
+        for (const auto& o : span)
+          if (o.is_number_unsigned() || (o.is_number_integer() && o.get<int64_t>() >= 0)) offsets.push_back(o.get<uint64_t>());
+      if (offsets.size() != 2 || span.size() != 2) throw LoadError(path, "tensor '" + name + "' has malformed data_offsets");
+      if (offsets[0] > offsets[1] || offsets[1] > available)
         throw LoadError(path, "tensor '" + name + "' lies outside the file");
       const std::size_t nbytes = offsets[1] - offsets[0];
       if (nbytes < t.bytesSpanned())
         throw LoadError(path, "tensor '" + name + "' has " + std::to_string(nbytes) + " bytes, its shape needs " +
                                   std::to_string(t.bytesSpanned()));
       t.storage = std::make_shared<Storage>(Storage{base + offsets[0], nbytes, owner, path + ":" + name});
+      if (nbytes > 0) spans.emplace(offsets[0], std::make_pair(offsets[1], name));
       out.emplace(name, std::move(t));
     } catch (const nlohmann::json::exception&) {
       throw LoadError(path, "tensor '" + name + "' has a malformed header entry");
     }
+  }
+  // As the format requires (and its own loader checks), no two tensors share bytes.
+  const std::pair<uint64_t, std::string>* furthest = nullptr;  // of those starting earlier
+  for (const auto& [start, span] : spans) {
+    if (furthest && start < furthest->first)
+      throw LoadError(path, "tensors '" + furthest->second + "' and '" + span.second + "' overlap in the file");
+    if (!furthest || span.first > furthest->first) furthest = &span;
   }
   return out;
 }

@@ -27,6 +27,14 @@ class Parser {
     return m_s.substr(start, m_pos - start);
   }
   std::string term() {
+    // Real expressions nest a few levels; a file's could nest 100k and overflow the stack.
+    if (m_depth >= kMaxDepth) return fail();
+    ++m_depth;
+    std::string out = termBody();
+    --m_depth;
+    return out;
+  }
+  std::string termBody() {
     skipSpace();
     if (m_pos < m_s.size() && m_s[m_pos] == '\'') {
       const auto end = m_s.find('\'', m_pos + 1);
@@ -76,8 +84,10 @@ class Parser {
     m_ok = false;
     return {};
   }
+  static constexpr int kMaxDepth = 64;
   const std::string& m_s;
   std::size_t m_pos = 0;
+  int m_depth = 0;
   bool m_ok = true;
 };
 

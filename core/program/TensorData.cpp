@@ -18,6 +18,41 @@ std::size_t TensorData::bytesSpanned() const {
   return static_cast<std::size_t>(last + 1) * dtypeItemSize(dtype);
 }
 
+std::string TensorData::layoutProblem() const {
+  const auto item = static_cast<int64_t>(dtypeItemSize(dtype));
+  if (item <= 0) return "has an unknown dtype";
+  if (sizes.size() > kMaxRank) return "has " + std::to_string(sizes.size()) + " dimensions (at most " +
+                                      std::to_string(kMaxRank) + ")";
+  if (strides.size() != sizes.size())
+    return "has " + std::to_string(sizes.size()) + " sizes but " + std::to_string(strides.size()) + " strides";
+  if (storageOffset < 0) return "has a negative storage offset";
+  int64_t count = 1;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0) return "has a negative size";
+    if (strides[d] < 0) return "has a negative stride";
+    if (__builtin_mul_overflow(count, sizes[d], &count)) return "has sizes whose product overflows";
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, item, &bytes)) return "has more bytes than a 64-bit size can count";
+  if (count == 0) return {};
+  int64_t last = storageOffset;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    int64_t step = 0;
+    if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) || __builtin_add_overflow(last, step, &last))
+      return "has strides that reach past a 64-bit offset";
+  }
+  int64_t span = 0;
+  if (__builtin_add_overflow(last, 1, &span) || __builtin_mul_overflow(span, item, &span))
+    return "has strides that reach past a 64-bit offset";
+  if (storage && storage->data && static_cast<uint64_t>(span) > storage->nbytes)
+    return "needs " + std::to_string(span) + " bytes of a storage of " + std::to_string(storage->nbytes);
+  // Overlapping strides let a few bytes describe terabytes; whoever copies or scans it would not finish.
+  if (bytes > span && bytes > kMaxRepeatedBytes)
+    return "repeats " + std::to_string(span) + " bytes of storage as " + std::to_string(bytes) +
+           " (overlapping strides; at most " + std::to_string(kMaxRepeatedBytes) + ")";
+  return {};
+}
+
 std::vector<int64_t> TensorData::contiguousStrides(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
   for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(sizes[i], 1);

@@ -28,7 +28,16 @@ struct TensorData {
 
   int64_t numel() const;
   /// Bytes the view reaches into its storage, from storageOffset to the last element.
+  /// Valid only for a view that layoutProblem() accepts (no overflow).
   std::size_t bytesSpanned() const;
+  /// Why a view read from a file cannot be used, or "" when it can: an unknown dtype, a rank past
+  /// kMaxRank, sizes and strides of different lengths, a negative size, stride or offset, an element
+  /// count or byte span past int64, a span past the storage's bytes (when it has data), or a view
+  /// that repeats its storage (stride 0) into more than kMaxRepeatedBytes. Every reader calls it
+  /// before anything else reads the view, so numel() and bytesSpanned() cannot overflow.
+  std::string layoutProblem() const;
+  static constexpr std::size_t kMaxRank = 64;
+  static constexpr int64_t kMaxRepeatedBytes = int64_t{1} << 30;
   bool hasData() const {
     return numel() == 0 || (storage && storage->data && storage->nbytes >= bytesSpanned());
   }

@@ -39,15 +39,18 @@ PersistentLoad storageLoader(const Pt2Archive& archive, std::map<std::string, Pi
       throw LoadError(f, "data.pkl: storage of an unknown class");
     if (key.kind != Kind::Str || !plainKey(key.s)) throw LoadError(f, "data.pkl: bad storage key");
     if (numel.kind != Kind::Int || numel.i < 0) throw LoadError(f, "data.pkl: bad storage size");
+    // Untyped storages (dtype Unknown, as torch.save writes float8 and uint16) count bytes.
+    const auto item = cls.dtype == DType::Unknown ? 1 : dtypeItemSize(cls.dtype);
+    std::uint64_t needed = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(numel.i), item ? item : 1, &needed))
+      throw LoadError(f, "data.pkl: bad storage size");
     // Shared storages keep one Storage: tied weights stay tied.
     auto& slot = loaded[key.s];
     if (!slot) {
       slot = std::make_shared<PickleValue>();
       slot->kind = Kind::Storage;
-      slot->storage = archive.storage("data/" + key.s);
+      slot->storage = archive.storage("data/" + key.s, needed);  // inflated no further than declared
     }
-    // Untyped storages (dtype Unknown, as torch.save writes float8 and uint16) count bytes.
-    const auto item = cls.dtype == DType::Unknown ? 1 : dtypeItemSize(cls.dtype);
     if (static_cast<uint64_t>(numel.i) > slot->storage->nbytes / (item ? item : 1))
       throw LoadError(f, "storage data/" + key.s + " is shorter than its " + std::to_string(numel.i) + " elements");
     auto typed = std::make_shared<PickleValue>(*slot);

@@ -465,40 +465,17 @@ class Machine {
     if (!meta && storage.kind != Kind::Storage) fail(std::string("tensor built on a ") + kindName(storage.kind));
     if (dtype == DType::Unknown) dtype = storage.dtype;
     if (dtype == DType::Unknown) fail("tensor on an untyped storage without a dtype");
-    const auto item = static_cast<int64_t>(dtypeItemSize(dtype));
-    if (item <= 0) fail("tensor of a dtype without an element size");
     auto t = make(Kind::Tensor);
     t->dtype = dtype;
     t->tensor.dtype = dtype;
     t->tensor.sizes = ints(sizeV, "size");
     t->tensor.strides = ints(strideV, "stride");
     t->tensor.storageOffset = offset;
-    if (t->tensor.sizes.size() != t->tensor.strides.size()) fail("tensor size and stride differ in length");
-    // The span and element count, with overflow checks: the numbers come from the file.
-    int64_t numel = 1, last = offset, span = 0;
-    bool bad = false;
-    for (std::size_t d = 0; d < t->tensor.sizes.size(); ++d)
-      bad |= __builtin_mul_overflow(numel, t->tensor.sizes[d], &numel);
-    if (numel > 0) {
-      for (std::size_t d = 0; d < t->tensor.sizes.size(); ++d) {
-        int64_t step = 0;
-        bad |= __builtin_mul_overflow(t->tensor.sizes[d] - 1, t->tensor.strides[d], &step);
-        bad |= __builtin_add_overflow(last, step, &last);
-      }
-      int64_t end = 0, totalBytes = 0;
-      bad |= __builtin_add_overflow(last, 1, &end);
-      bad |= __builtin_mul_overflow(end, item, &span);
-      bad |= __builtin_mul_overflow(numel, item, &totalBytes);  // contiguousBytes() must be able to size it
-    }
-    if (bad) fail("tensor shape overflows");
-    if (meta) {
-      t->tensor.storage = std::make_shared<Storage>(Storage{nullptr, static_cast<std::size_t>(span), nullptr, "meta"});
-    } else {
-      if (static_cast<uint64_t>(span) > storage.storage->nbytes)
-        fail("tensor needs " + std::to_string(span) + " bytes of a storage of " +
-             std::to_string(storage.storage->nbytes) + " (" + storage.storage->origin + ")");
-      t->tensor.storage = storage.storage;  // shared, so tied weights stay tied
-    }
+    if (!meta) t->tensor.storage = storage.storage;  // shared, so tied weights stay tied
+    if (const std::string problem = t->tensor.layoutProblem(); !problem.empty())
+      fail("tensor " + problem + (meta ? std::string() : " (" + storage.storage->origin + ")"));
+    if (meta)
+      t->tensor.storage = std::make_shared<Storage>(Storage{nullptr, t->tensor.bytesSpanned(), nullptr, "meta"});
     return t;
   }
 

@@ -1,20 +1,21 @@
 #include "WeightsFile.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
-#include <fstream>
 
 #include "LoadError.h"
+#include "MappedFile.h"
 #include "Program.h"
 #include "TorchSaveReader.h"
 
 namespace torchir {
 
 TensorMap readWeightsFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw LoadError(path, std::strerror(errno));
   char magic[2] = {0, 0};
-  f.read(magic, 2);
+  {
+    const auto file = MappedFile::open(path);  // regular files only: a FIFO would block a read
+    if (file->size() > 0) std::memcpy(magic, file->data(), std::min<std::size_t>(file->size(), 2));
+  }
   if (magic[0] == 'P' && magic[1] == 'K') return readTorchSaveStateDict(path);
   return readSafetensors(path);
 }

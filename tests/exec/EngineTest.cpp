@@ -252,13 +252,22 @@ class EngineTest : public QObject {
     QVERIFY(s->record(o.diagnosis.node));
   }
 
+  // scalar_ops was exported for float32; on float64 inputs every op runs (nothing fails) and
+  // makes float64: the condition, not a failure, stops the run at the first op.
   void stopConditionDtypeDiffers() {
-    const Program p = loadProgram(fixturePath("mixed_precision", ".pt2"));
+    const Program p = loadProgram(fixturePath("scalar_ops", ".pt2"));
     auto s = sessionFor(p);
-    auto inputs = inputsOf(fixturePath("mixed_precision", ".inputs_fp16.safetensors"));
-    QVERIFY(s->setInputs(inputs).ok());
+    QVERIFY(s->setInputs(inputsOf(fixturePath("scalar_ops", ".inputs_f64.safetensors"))).ok());
+    QCOMPARE(s->run().reason, StopReason::Finished);  // without the condition, the run goes through
+    s->reset();
     s->setStopConditions(StopConditions{false, true, false});
-    QCOMPARE(s->run().reason, StopReason::Failed);  // the first op already fails on float16
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::StopCondition);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::DtypeDiffersFromExport);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QString("mul"));
+    QCOMPARE(QString::fromStdString(o.diagnosis.message), QString("output 'mul' is float64, export recorded float32"));
+    QVERIFY(s->record(o.diagnosis.node));
+    QCOMPARE(s->run().reason, StopReason::StopCondition);  // Continue stops at the next such op
   }
 
   void resetStartsOver() {

@@ -1,6 +1,6 @@
-// GraphPanel on a ~20k-node program (transformer_770 of the bench set): setProgram returns at once
-// (the ViewGraph and the layout are built off the GUI thread), and the first layout arrives.
-#include <QElapsedTimer>
+// GraphPanel on a ~20k-node program (transformer_770 of the bench set): setProgram returns before
+// the ViewGraph and the layout exist (they are built off the GUI thread and arrive by queued
+// signal), and the first layout arrives. How long each step takes is bench/studio_timing's job.
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTimer>
@@ -32,12 +32,8 @@ class TestGraphBig : public QObject {
   }
 
   void viewGraphGroupsTheLayers() {
-    // Its build time (printed) is why setProgram builds it off the GUI thread; what is asserted is
-    // what keeps the first view small: 770 layers become groups, so the root draws a handful of boxes.
-    QElapsedTimer t;
-    t.start();
+    // What keeps the first view small: 770 layers become groups, so the root draws a handful of boxes.
     const torchir::layout::ViewGraph g(m_program->program);
-    qInfo("ViewGraph of %zu nodes: %lld ms", m_program->program.nodes.size(), static_cast<long long>(t.elapsed()));
     QVERIFY(g.moduleCount() > g.programModules());  // synthetic group levels exist
     QVERIFY2(g.boxCount(0) <= 20, qPrintable(QStringLiteral("%1 boxes at the root").arg(g.boxCount(0))));
     int groupsAtRoot = 0;
@@ -50,18 +46,13 @@ class TestGraphBig : public QObject {
     panel.resize(1200, 800);
     panel.show();
     QSignalSpy finished(&panel, &GraphPanel::layoutFinished);
-    QElapsedTimer t;
-    t.start();
     panel.setProgram(m_program);
-    const qint64 guiMs = t.elapsed();
+    // Had the ViewGraph or the layout been made on the GUI thread, they would be here already: off
+    // it, their results can only arrive once the event loop runs.
+    QVERIFY(!panel.viewGraph());
+    QCOMPARE(finished.count(), 0);
+    QCOMPARE(panel.scene()->boxItemCount(), 0);
     QVERIFY(finished.wait(110000));
-    const qint64 totalMs = t.elapsed();
-    qInfo("setProgram on the GUI thread: %lld ms; layoutFinished after %lld ms (%d boxes, reported %.3f s)",
-          static_cast<long long>(guiMs), static_cast<long long>(totalMs), finished.at(0).at(0).toInt(),
-          finished.at(0).at(1).toDouble());
-    // ~5 ms on an idle machine; the bound leaves room for a loaded one. What it guards against is
-    // the ViewGraph (~25-45 ms here) or the layout (~100 ms) moving onto the GUI thread.
-    QVERIFY2(guiMs < 60, qPrintable(QStringLiteral("setProgram took %1 ms on the GUI thread").arg(guiMs)));
     QCOMPARE(panel.scene()->boxItemCount(), finished.at(0).at(0).toInt());
     QVERIFY(panel.scene()->boxItemCount() > 0 && panel.scene()->boxItemCount() <= 400);
 
@@ -73,43 +64,39 @@ class TestGraphBig : public QObject {
       if (g->parent(static_cast<int>(m)) == 0 && !panel.foldState().expanded(static_cast<int>(m))) group = static_cast<int>(m);
     QVERIFY(group >= 0);
     finished.clear();
-    t.restart();
+    const int before = panel.scene()->boxItemCount();
     panel.setModuleExpanded(group, true);
-    const qint64 expandGuiMs = t.elapsed();
+    QCOMPARE(finished.count(), 0);  // the new layout comes later, from the layout thread
+    QCOMPARE(panel.scene()->boxItemCount(), before);
     QVERIFY(finished.wait(110000));
-    qInfo("expanding %s: %lld ms on the GUI thread, layoutFinished after %lld ms (%d boxes)",
-          torchir::layout::frameLabel(*g, group).c_str(), static_cast<long long>(expandGuiMs),
-          static_cast<long long>(t.elapsed()), finished.at(0).at(0).toInt());
-    QVERIFY(expandGuiMs < 60);
+    QVERIFY(panel.scene()->boxItemCount() > before);
   }
 
   void everythingExpandedIsBuiltWithoutFreezing() {
     // The scene of the whole program (~25k boxes, ~28k edges) is built on the GUI thread in slices:
-    // the event loop keeps turning meanwhile (timer gaps stay small), and every item gets in.
+    // the event loop turns between them (a timer sees the scene part-built), and every item gets in.
     torchir::layout::LayoutEngine engine(torchir::ui::graphstyle::textMeasure());
     engine.setProgram(m_program->program);
     auto all = engine.layout(torchir::layout::FoldState::all(m_program->program));
     QVERIFY(all.has_value());
     const auto layout = std::make_shared<const torchir::layout::Layout>(std::move(*all));
     torchir::ui::GraphScene scene;
-    QElapsedTimer sinceTick, total;
-    qint64 longestGapMs = 0;
+    const auto total = static_cast<qsizetype>(layout->boxes.size() + layout->edges.size() + layout->frames.size());
+    int partBuilt = 0;  // timer ticks that found the scene neither empty nor whole
     QTimer tick;
     QObject::connect(&tick, &QTimer::timeout, [&] {
-      longestGapMs = std::max(longestGapMs, sinceTick.restart());
+      const auto n = scene.items().size();
+      partBuilt += n > 0 && n < total;
     });
     bool done = false;
-    total.start();
-    sinceTick.start();
-    tick.start(2);
+    tick.start(0);
     scene.showLayoutGradually(layout, [&] { done = true; });
+    QVERIFY(scene.items().size() < total);  // the call returns with work left for later slices
     QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
     tick.stop();
-    qInfo("scene of %zu boxes and %zu edges built in %lld ms, longest event-loop gap %lld ms", layout->boxes.size(),
-          layout->edges.size(), static_cast<long long>(total.elapsed()), static_cast<long long>(longestGapMs));
+    QVERIFY2(partBuilt > 0, "the event loop never ran while the scene was being built");
     QCOMPARE(scene.boxItemCount(), static_cast<int>(layout->boxes.size()));
-    QCOMPARE(scene.items().size(), static_cast<qsizetype>(layout->boxes.size() + layout->edges.size() + layout->frames.size()));
-    QVERIFY2(longestGapMs < 100, qPrintable(QStringLiteral("%1 ms").arg(longestGapMs)));
+    QCOMPARE(scene.items().size(), total);
   }
 };
 

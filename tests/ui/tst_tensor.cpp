@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
 #include <optional>
 #include <cmath>
@@ -266,7 +267,11 @@ class TestTensor : public QObject {
     viewer.setTensor(QStringLiteral("special"), special);
     viewer.setTensor(QStringLiteral("block.out"), strided);
     QTRY_VERIFY(viewer.statsReady());
-    QTest::qWait(50);  // a late result of the first tensor would arrive by now
+    // Every statistics task has ended and its result been delivered: a late one of the first
+    // tensor would be in `ready` now.
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
     QCOMPARE(ready.size(), 1);
     QCOMPARE(ready.at(0).at(0).toString(), QStringLiteral("block.out"));
     QCOMPARE(viewer.stats().numel, int64_t(120));

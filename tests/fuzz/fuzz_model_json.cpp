@@ -1,0 +1,23 @@
+// The ExportedProgram JSON (`models/model.json`) alone: parsing, the graph builder, the FX table.
+#include <string_view>
+
+#include "FuzzInput.h"
+#include "program/ExportedProgramReader.h"
+#include "program/FxTable.h"
+#include "program/LenientJson.h"
+#include "program/ModuleTree.h"
+#include "program/ProgramSummary.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  torchir::fuzz::expectLoadErrorOrSuccess([&] {
+    const auto ep = torchir::parseFileJson(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
+                                           "models/model.json");
+    if (!ep.is_object()) return;
+    torchir::Program p;
+    torchir::readExportedProgram(ep, "fuzz.pt2", p);
+    torchir::buildModuleTree(p);
+    torchir::fxTable(p);
+    torchir::summarize(p);
+  });
+  return 0;
+}
