@@ -84,10 +84,11 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Lives as long as app.exec(), which runs the connections below that read it.
+  bool grabbing = false;
   if (!screenshotPath.isEmpty()) {
     // Once the graph is laid out and the engine has started (or could not): a window without its
     // graph, or with its run controls still greyed out, says little.
-    bool grabbing = false;
     auto grabWhenSettled = [&] {
       const auto state = window.session()->state();
       if (grabbing || !window.hasFirstView() || state == torchir::ui::RunState::Empty ||

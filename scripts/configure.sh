@@ -7,13 +7,7 @@ venv=$("$root/scripts/deps.sh" | tail -n 1)
 fixtures=$("$root/scripts/fixtures.sh" "$venv" | tail -n 1)
 # The ~20k-node program that GUI tests and benchmarks open, written once (about 3 minutes).
 bench=${TORCHIR_CACHE:-$HOME/.cache/torchir}/bench
-if [ ! -f "$bench/transformer_770.pt2" ]; then
-  echo "configure: writing the 20k-node test program to $bench" >&2
-  mkdir -p "$bench"
-  tmp=$(mktemp -d "$bench/.tmp.XXXXXX")
-  "$venv/bin/python" "$root/bench/make_transformer_like.py" "$tmp" 770 >&2
-  mv "$tmp/transformer_770.pt2" "$bench/" && rm -rf "$tmp"
-fi
+cmake -DPYTHON="$venv/bin/python" -DDIR="$bench" -P "$root/bench/ensure_bench_program.cmake" >&2
 build=${TORCHIR_BUILD:-$root/build}
 cmake -S "$root" -B "$build" -G Ninja -DTORCHIR_PYTHON="$venv/bin/python" -DTORCHIR_FIXTURES_DIR="$fixtures" \
   -DTORCHIR_BENCH_DIR="$bench" >/dev/null

@@ -260,10 +260,10 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
       if (!mutated || !m_v2) {
         for (const auto& a : n.inputs)
           if (a.name == sa.name()) m_call.inputs.push_back(a);
-        if (mutated) m_mutables.push_back(Mutable{i});
+        if (mutated) m_mutables.push_back(Mutable{i, false, {}});
         continue;
       }
-      Mutable m{i};
+      Mutable m{i, false, {}};
       m.isList = sa.type()->kind() == c10::TypeKind::ListType;
       // Planned as the base tensors themselves (they have the right type); run() puts in the
       // clones' views.

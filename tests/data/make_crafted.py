@@ -74,6 +74,15 @@ def main(zoo, out):
         ep["graph_module"]["graph"]["nodes"][0]["inputs"][0]["arg"]["as_tensor"]["name"] = "x\nerror: forged line"
     pt2["newline_in_name"] = with_json(mlp, "models/model.json", newline_name)
 
+    def malformed_float(ep):
+        # found by fuzz_model_json: a float argument given as a string the table cannot print
+        ep["graph_module"]["graph"]["nodes"][0]["inputs"][1]["arg"] = {"as_float": "one"}
+    pt2["malformed_argument"] = with_json(mlp, "models/model.json", malformed_float)
+
+    def empty_argument(ep):
+        ep["graph_module"]["graph"]["nodes"][0]["inputs"][1]["arg"] = {}
+    pt2["empty_argument"] = with_json(mlp, "models/model.json", empty_argument)
+
     def huge_params(ep):
         g = ep["graph_module"]["graph"]
         for name in ("p_fc1_weight", "p_fc2_weight"):

@@ -82,7 +82,7 @@ Program chainOfLayers(int layers) {
   auto value = [&](NodeId producer) {
     const auto v = static_cast<ValueId>(p.values.size());
     Value val;
-    val.id = v, val.name = "v" + std::to_string(v), val.dtype = DType::Float32, val.shape = {Dim{8}}, val.producer = producer;
+    val.id = v, val.name = "v" + std::to_string(v), val.dtype = DType::Float32, val.shape = {Dim{8, {}}}, val.producer = producer;
     p.values.push_back(val);
     return v;
   };

@@ -63,6 +63,8 @@ class BadInputTest : public QObject {
         {"aliased_records.pt2", "shares its bytes with record"},
         {"parameter_count_overflow.pt2", "more elements than int64 counts"},
         {"newline_in_name.pt2", "'x\\nerror: forged line'"},  // the file's newline, escaped
+        {"malformed_argument.pt2", "node 'linear' has a malformed argument 'weight'"},
+        {"empty_argument.pt2", "node 'linear' has a malformed argument 'weight'"},
         {"deep.ir.json", "nests deeper than 512 levels"},
         {"constant_dims_wrap.ir.json", "product overflows"},  // 2^16 four deep wraps to 0 bytes
         {"constant_int_out_of_range.ir.json", "does not fit int32"},

@@ -53,6 +53,24 @@ class FixtureConformanceTest : public QObject {
     QCOMPARE(p.weights.at("emb.weight").storage.get(), p.weights.at("head.weight").storage.get());
   }
 
+  // A higher-order op's graph argument names its subgraph, which was read once into a Program of
+  // its own; the argument does not carry the body again (it did, once per level of nesting).
+  void graphArgumentsKeepOnlyTheirName() {
+    const Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    const Node& cond = p.node(*p.findNode("cond"));
+    int graphs = 0;
+    for (const NodeArgument& a : cond.inputs) {
+      if (!a.arg.contains("as_graph")) continue;
+      ++graphs;
+      QCOMPARE(a.arg.at("as_graph").size(), std::size_t(1));
+      const std::string name = a.arg.at("as_graph").at("name");
+      const Node& getAttr = p.node(p.value(a.values.at(0)).producer);
+      QCOMPARE(getAttr.name, name);  // the get_attr node, whose subgraph is the body
+      QVERIFY(getAttr.subgraph >= 0);
+    }
+    QCOMPARE(graphs, 2);
+  }
+
   void convertMatchesPytorchIr_data() { addFixtureRows(); }
   void convertMatchesPytorchIr() {
     QFETCH(QString, name);

@@ -36,7 +36,7 @@ namespace {
 template <class T>
 TensorData owning(DType dtype, std::vector<int64_t> sizes, const std::vector<T>& values) {
   auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * sizeof(T));
-  std::memcpy(bytes->data(), values.data(), bytes->size());
+  if (!values.empty()) std::memcpy(bytes->data(), values.data(), bytes->size());
   TensorData t;
   t.dtype = dtype;
   t.strides = TensorData::contiguousStrides(sizes);
