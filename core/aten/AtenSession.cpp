@@ -260,24 +260,6 @@ class AtenSession final : public Session {
     skipToWork();
   }
 
-  /// The weights with data as ATen tensors, once per session: a misaligned one is copied then,
-  /// not on every reset.
-  struct BridgedWeight {
-    ValueId value;
-    at::Tensor tensor;
-    bool buffer;
-  };
-  std::vector<BridgedWeight> bridgeWeights() const {
-    std::vector<BridgedWeight> out;
-    for (const InputSpec& s : m_p.inputs) {
-      if (s.kind == InputKind::UserInput) continue;
-      auto it = m_p.weights.find(s.target);
-      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
-      out.push_back({s.value, toAten(it->second), s.kind == InputKind::Buffer});
-    }
-    return out;
-  }
-
   void setBreakpoints(const std::set<NodeId>& nodes) override { m_breakpoints = nodes; }
   void setMemoryBudget(std::size_t bytes) override { m_budget.setLimit(bytes); }
   bool released(ValueId value) const override { return m_budget.released(value); }
@@ -333,6 +315,24 @@ class AtenSession final : public Session {
   }
 
  private:
+  /// The weights with data as ATen tensors, once per session: a misaligned one is copied then,
+  /// not on every reset.
+  struct BridgedWeight {
+    ValueId value;
+    at::Tensor tensor;
+    bool buffer;
+  };
+  std::vector<BridgedWeight> bridgeWeights() const {
+    std::vector<BridgedWeight> out;
+    for (const InputSpec& s : m_p.inputs) {
+      if (s.kind == InputKind::UserInput) continue;
+      auto it = m_p.weights.find(s.target);
+      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
+      out.push_back({s.value, toAten(it->second), s.kind == InputKind::Buffer});
+    }
+    return out;
+  }
+
   /// Passes nodes that do no work (placeholders, getitem, output) so position() shows real work.
   void skipToWork() {
     while (!finished() && m_kernels[static_cast<std::size_t>(m_pos)].kind == Kernel::Skip) {

@@ -16,7 +16,6 @@ using Kind = PickleValue::Kind;
 // Real files nest a few levels ((args, kwargs) of lists of tensors); a hostile one could nest
 // millions and overflow the stack when the tree is walked or freed.
 constexpr int kMaxDepth = 64;
-constexpr std::size_t kMaxDims = 64;
 // Each value costs a few hundred bytes: a cap keeps a small hostile pickle from taking gigabytes.
 // A state dict needs about 15 values per tensor.
 constexpr std::size_t kMaxValues = 4'000'000;
@@ -449,7 +448,7 @@ class Machine {
   }
   std::vector<int64_t> ints(const PickleValue& v, const char* what) const {
     if (v.kind != Kind::Tuple && v.kind != Kind::List) fail(std::string("tensor ") + what + " is not a tuple");
-    if (v.items.size() > kMaxDims) fail(std::string("tensor ") + what + " has too many dimensions");
+    if (v.items.size() > TensorData::kMaxRank) fail(std::string("tensor ") + what + " has too many dimensions");
     std::vector<int64_t> out;
     for (auto& item : v.items) {
       if (item->kind != Kind::Int || item->i < 0) fail(std::string("bad tensor ") + what);
