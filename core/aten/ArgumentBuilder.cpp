@@ -6,90 +6,98 @@
 #include <sstream>
 
 #include "IValueSummary.h"
-#include "program/LenientJson.h"
 
 namespace torchir {
 namespace {
 
-using nlohmann::json;
-
-int64_t dtypeArg(const json& b) {
-  const auto d = dtypeFromSerialized(b.get<int>());
-  if (!d) throw std::runtime_error("unknown serialized dtype " + b.dump());
+int64_t dtypeArg(int code) {
+  const auto d = dtypeFromSerialized(code);
+  if (!d) throw std::runtime_error("unknown serialized dtype " + std::to_string(code));
   return static_cast<int64_t>(*d);
 }
 
+[[noreturn]] void misfit(const Argument& a, const c10::TypePtr& type) {
+  throw std::runtime_error("cannot pass a serialized " + std::string(argumentTypeName(a)) + " as " + type->str());
+}
 
-/// Converts serialized arguments, taking tensors and symbols from the frame in order.
+/// Converts typed arguments to the IValue an op schema wants, taking tensors and symbols from the frame.
 class Converter {
  public:
-  Converter(const NodeArgument& a, const FrameValues& frame) : m_next(a.values.begin()), m_frame(frame) {}
+  explicit Converter(const FrameValues& frame) : m_frame(frame) {}
 
-  c10::IValue value(const json& arg, const c10::TypePtr& type) {
-    const std::string kind = arg.begin().key();
-    const json& b = arg.at(kind);
+  c10::IValue value(const Argument& a, const c10::TypePtr& type) {
     switch (type->kind()) {
       case c10::TypeKind::OptionalType:
-        if (kind == "as_none") return {};
-        if (kind == "as_optional_tensor")
-          return b.begin().key() == "as_none" ? c10::IValue() : c10::IValue(frameValue());
-        return value(arg, type->castRaw<c10::OptionalType>()->getElementType());
+        if (a.is<arg::None>()) return {};
+        if (const auto* o = a.as<arg::OptionalTensor>()) return o->tensor ? frameValue(o->tensor->value) : c10::IValue();
+        return value(a, type->castRaw<c10::OptionalType>()->getElementType());
       case c10::TypeKind::TensorType:
-        if (kind == "as_tensor") return frameValue();
-        if (kind == "as_optional_tensor") return frameValue();
-        if (kind == "as_sym_int" || kind == "as_sym_float") return wrappedSymbol(symbol(b));  // `x * b` with b = x.shape[0]
-        return wrappedNumber(kind, b);  // a number in a Tensor slot, as Python passes `x * 0.5`
-      case c10::TypeKind::ListType: return list(kind, b, type->castRaw<c10::ListType>()->getElementType());
+        if (const auto* t = a.as<arg::Tensor>()) return frameValue(t->tensor.value);
+        if (const auto* o = a.as<arg::OptionalTensor>(); o && o->tensor) return frameValue(o->tensor->value);
+        if (const auto* si = a.as<arg::SymInt>()) return wrappedSymbol(symbol(si->sym));  // `x * b` with b = x.shape[0]
+        if (const auto* sf = a.as<arg::SymFloat>()) return wrappedSymbol(symbol(sf->sym));
+        return wrappedNumber(a, type);  // a number in a Tensor slot, as Python passes `x * 0.5`
+      case c10::TypeKind::ListType: return list(a, type->castRaw<c10::ListType>()->getElementType(), type);
       case c10::TypeKind::IntType:
       case c10::TypeKind::SymIntType:
-        if (kind == "as_sym_int") return symbol(b);
-        return b.get<int64_t>();
+        if (const auto* si = a.as<arg::SymInt>()) return symbol(si->sym);
+        if (const auto* i = a.as<arg::Int>()) return i->value;
+        break;
       case c10::TypeKind::FloatType:
       case c10::TypeKind::SymFloatType:
-        if (kind == "as_sym_float") return symbol(b);
-        return serializedFloat(b);
+        if (const auto* sf = a.as<arg::SymFloat>()) return symbol(sf->sym);
+        if (const auto* f = a.as<arg::Float>()) return f->value;
+        if (const auto* i = a.as<arg::Int>()) return static_cast<double>(i->value);
+        break;
       case c10::TypeKind::BoolType:
       case c10::TypeKind::SymBoolType:
-        if (kind == "as_sym_bool") return symbol(b);
-        return b.get<bool>();
-      case c10::TypeKind::NumberType:
-        if (kind == "as_int") return b.get<int64_t>();
-        if (kind == "as_float") return serializedFloat(b);
-        if (kind == "as_bool") return b.get<bool>();
-        if (kind == "as_sym_int" || kind == "as_sym_float") return symbol(b);
+        if (const auto* sb = a.as<arg::SymBool>()) return symbol(sb->sym);
+        if (const auto* b = a.as<arg::Bool>()) return b->value;
         break;
-      case c10::TypeKind::StringType: return b.get<std::string>();
-      case c10::TypeKind::ScalarTypeType: return dtypeArg(b);
-      case c10::TypeKind::LayoutType: return c10Layout(b.get<int>());
-      case c10::TypeKind::MemoryFormatType: return c10MemoryFormat(b.get<int>());
-      case c10::TypeKind::DeviceObjType: {
-        std::string dev = b.at("type").get<std::string>();
-        if (dev == "meta") dev = "cpu";  // a meta export creates tensors on the CPU when it runs
-        if (b.contains("index") && b.at("index").is_number_integer()) dev += ":" + b.at("index").dump();
-        return c10::Device(dev);
-      }
+      case c10::TypeKind::NumberType:
+        if (const auto* i = a.as<arg::Int>()) return i->value;
+        if (const auto* f = a.as<arg::Float>()) return f->value;
+        if (const auto* b = a.as<arg::Bool>()) return b->value;
+        if (const auto* si = a.as<arg::SymInt>()) return symbol(si->sym);
+        if (const auto* sf = a.as<arg::SymFloat>()) return symbol(sf->sym);
+        break;
+      case c10::TypeKind::StringType:
+        if (const auto* s = a.as<arg::String>()) return s->value;
+        break;
+      case c10::TypeKind::ScalarTypeType:
+        if (const auto* t = a.as<arg::ScalarType>()) return dtypeArg(t->code);
+        break;
+      case c10::TypeKind::LayoutType:
+        if (const auto* l = a.as<arg::Layout>()) return c10Layout(l->code);
+        break;
+      case c10::TypeKind::MemoryFormatType:
+        if (const auto* m = a.as<arg::MemoryFormat>()) return c10MemoryFormat(m->code);
+        break;
+      case c10::TypeKind::DeviceObjType:
+        if (const auto* d = a.as<arg::Device>()) {
+          std::string dev = d->type == "meta" ? "cpu" : d->type;  // a meta export creates tensors on the CPU when it runs
+          if (d->index) dev += ":" + std::to_string(*d->index);
+          return c10::Device(dev);
+        }
+        break;
       case c10::TypeKind::GeneratorType:
-        if (kind == "as_none") return {};
+        if (a.is<arg::None>()) return {};
         break;
       default: break;
     }
-    throw std::runtime_error("cannot pass a serialized " + kind + " as " + type->str());
+    misfit(a, type);
   }
 
  private:
-  c10::IValue frameValue() {
-    const ValueId v = *m_next++;
+  c10::IValue frameValue(ValueId v) const {
     const c10::IValue& iv = m_frame[static_cast<std::size_t>(v)];
     if (iv.isNone()) throw MissingValue(v);
     return iv;
   }
 
-  c10::IValue symbol(const json& b) {
-    const std::string k = b.begin().key();
-    if (k == "as_name") return frameValue();
-    if (k == "as_int") return b.at(k).get<int64_t>();
-    if (k == "as_float") return serializedFloat(b.at(k));
-    return b.at(k).get<bool>();
+  template <class T>
+  c10::IValue symbol(const Symbolic<T>& s) const {
+    return s.isValue() ? frameValue(s.value) : c10::IValue(s.constant);
   }
 
   static c10::IValue wrappedSymbol(const c10::IValue& v) {
@@ -98,50 +106,76 @@ class Converter {
     return t;
   }
 
-  static c10::IValue wrappedNumber(const std::string& kind, const json& b) {
+  static c10::IValue wrappedNumber(const Argument& a, const c10::TypePtr& type) {
     at::Tensor t;
-    if (kind == "as_int") t = at::scalar_tensor(b.get<int64_t>(), at::kLong);
-    else if (kind == "as_float") t = at::scalar_tensor(serializedFloat(b), at::kDouble);
-    else if (kind == "as_bool") t = at::scalar_tensor(b.get<bool>(), at::kBool);
-    else throw std::runtime_error("cannot pass a serialized " + kind + " as Tensor");
+    if (const auto* i = a.as<arg::Int>()) t = at::scalar_tensor(i->value, at::kLong);
+    else if (const auto* f = a.as<arg::Float>()) t = at::scalar_tensor(f->value, at::kDouble);
+    else if (const auto* b = a.as<arg::Bool>()) t = at::scalar_tensor(b->value, at::kBool);
+    else misfit(a, type);
     t.unsafeGetTensorImpl()->set_wrapped_number(true);
     return t;
   }
 
-  c10::IValue list(const std::string& kind, const json& b, const c10::TypePtr& elem) {
-    const auto ek = elem->kind();
-    if (ek == c10::TypeKind::TensorType) {
-      c10::List<at::Tensor> out;
-      for (std::size_t i = 0; i < b.size(); ++i) out.push_back(frameValue().toTensor());
-      return out;
-    }
-    if (ek == c10::TypeKind::OptionalType) {
-      c10::List<std::optional<at::Tensor>> out;
-      for (const auto& t : b) {
-        if (t.begin().key() == "as_none") out.push_back(std::nullopt);
-        else out.push_back(frameValue().toTensor());
+  c10::IValue list(const Argument& a, const c10::TypePtr& elem, const c10::TypePtr& type) {
+    switch (elem->kind()) {
+      case c10::TypeKind::TensorType:
+        if (const auto* ts = a.as<arg::Tensors>()) {
+          c10::List<at::Tensor> out;
+          out.reserve(ts->tensors.size());
+          for (const auto& t : ts->tensors) out.push_back(frameValue(t.value).toTensor());
+          return out;
+        }
+        break;
+      case c10::TypeKind::OptionalType: {
+        c10::List<std::optional<at::Tensor>> out;
+        if (const auto* os = a.as<arg::OptionalTensors>()) {
+          for (const auto& t : os->tensors)
+            out.push_back(t ? std::optional(frameValue(t->value).toTensor()) : std::nullopt);
+          return out;
+        }
+        if (const auto* ts = a.as<arg::Tensors>()) {
+          for (const auto& t : ts->tensors) out.push_back(frameValue(t.value).toTensor());
+          return out;
+        }
+        break;
       }
-      return out;
+      case c10::TypeKind::IntType:
+      case c10::TypeKind::SymIntType: {
+        c10::List<int64_t> out;
+        if (const auto* is = a.as<arg::Ints>()) {
+          for (int64_t i : is->values) out.push_back(i);
+          return out;
+        }
+        if (const auto* ss = a.as<arg::SymInts>()) {
+          for (const auto& s : ss->values) out.push_back(symbol(s).toInt());
+          return out;
+        }
+        break;
+      }
+      case c10::TypeKind::FloatType: {
+        c10::List<double> out;
+        if (const auto* fs = a.as<arg::Floats>()) {
+          for (double f : fs->values) out.push_back(f);
+          return out;
+        }
+        if (const auto* is = a.as<arg::Ints>()) {
+          for (int64_t i : is->values) out.push_back(static_cast<double>(i));
+          return out;
+        }
+        break;
+      }
+      case c10::TypeKind::BoolType:
+        if (const auto* bs = a.as<arg::Bools>()) {
+          c10::List<bool> out;
+          for (bool b : bs->values) out.push_back(b);
+          return out;
+        }
+        break;
+      default: break;
     }
-    if (ek == c10::TypeKind::IntType || ek == c10::TypeKind::SymIntType) {
-      c10::List<int64_t> out;
-      for (const auto& x : b) out.push_back(kind == "as_sym_ints" ? symbol(x).toInt() : x.get<int64_t>());
-      return out;
-    }
-    if (ek == c10::TypeKind::FloatType) {
-      c10::List<double> out;
-      for (const auto& x : b) out.push_back(serializedFloat(x));
-      return out;
-    }
-    if (ek == c10::TypeKind::BoolType) {
-      c10::List<bool> out;
-      for (const auto& x : b) out.push_back(x.get<bool>());
-      return out;
-    }
-    throw std::runtime_error("cannot pass a serialized " + kind + " as " + elem->str() + "[]");
+    misfit(a, type);
   }
 
-  std::vector<ValueId>::const_iterator m_next;
   const FrameValues& m_frame;
 };
 
@@ -182,12 +216,12 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
     rec.name = sa.name();
     rec.declaredType = declaredTypeOf(sa);
     if (given && given->values.empty()) {
-      p.constant = Converter(*given, kNoFrame).value(given->arg, p.type);
+      p.constant = Converter(kNoFrame).value(given->arg, p.type);
       rec.source = ArgSource::Attribute;
       rec.sourceDetail = "given";
       rec.value = summarize(p.constant);
     } else if (given) {
-      const bool plainTensor = given->values.size() == 1 && given->arg.begin().key() == "as_tensor" &&
+      const bool plainTensor = given->values.size() == 1 && given->arg.is<arg::Tensor>() &&
                                p.type->kind() == c10::TypeKind::TensorType;
       p.kind = plainTensor ? ArgPlan::FrameValue : ArgPlan::Converted;
       p.value = given->values.front();
@@ -256,7 +290,7 @@ void pushArguments(const CallPlan& plan, const FrameValues& frame, torch::jit::S
         stack.push_back(v);
         break;
       }
-      case ArgPlan::Converted: stack.push_back(Converter(*p.given, frame).value(p.given->arg, p.type)); break;
+      case ArgPlan::Converted: stack.push_back(Converter(frame).value(p.given->arg, p.type)); break;
       case ArgPlan::FrameList: {
         c10::List<at::Tensor> list;
         for (ValueId v : p.values) list.push_back(frameTensor(frame, v));

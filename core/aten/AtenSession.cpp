@@ -12,6 +12,7 @@
 #include "HigherOrderKernels.h"
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
+#include "OperatorLookup.h"
 #include "IrCallPlanner.h"
 #include "CustomKernel.h"
 #include "SymbolicKernels.h"
@@ -53,9 +54,9 @@ std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g);
 Kernel resolveKernel(const Program& p, const Node& n) {
   Kernel k;
   const bool ir = p.source.format == "ir-json";
-  if (n.opcode == Opcode::CallFunction && n.target == "<built-in function getitem>" && ir) return irGetItemKernel(p, n);
+  if (isGetItem(n) && ir) return irGetItemKernel(p, n);
   // In a .pt2 the getitem nodes only name the outputs of the op before them: no work.
-  if (n.opcode != Opcode::CallFunction || n.target == "<built-in function getitem>") return k;
+  if (n.opcode != Opcode::CallFunction || isGetItem(n)) return k;
   if (auto custom = findExecutor(n.target)) {  // a registered executor wins, as in pytorch-ir
     k.kind = Kernel::Custom;
     k.custom = std::move(custom);
@@ -79,27 +80,16 @@ Kernel resolveKernel(const Program& p, const Node& n) {
     k.kind = Kernel::HigherOrder;
     return k;
   }
-  // "aten.conv2d.default" -> aten::conv2d, overload ""
-  const auto first = n.target.find('.');
-  const auto last = n.target.rfind('.');
-  if (first == std::string::npos || first == last) {
-    k.kind = Kernel::Unsupported;
-    const bool hop = n.target.find("higher_order") != std::string::npos || n.target == "cond" ||
-                     n.target == "while_loop" || n.target.rfind("wrap", 0) == 0 || n.target.rfind("auto_functionalized", 0) == 0;
-    k.problemClass = hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound;
-    k.problem = hop ? "the higher-order op " + n.target + " has no kernel yet"
-                    : "'" + n.target + "' is not an operator the dispatcher knows";
-    return k;
-  }
-  const std::string name = n.target.substr(0, first) + "::" + n.target.substr(first + 1, last - first - 1);
-  std::string overload = n.target.substr(last + 1);
-  if (overload == "default") overload.clear();
-  // Exactly the overload named: never a silent fallback to .default, as pytorch-ir's executor does.
-  auto op = c10::Dispatcher::singleton().findSchema({name, overload});
+  auto op = findOperator(n.target);
   if (!op) {
     k.kind = Kernel::Unsupported;
-    k.problem = "the dispatcher has no operator " + name + (overload.empty() ? "" : "." + overload) +
-                " (a custom op whose library is not loaded, or an op of another torch version)";
+    const bool hop = isHigherOrderTarget(n.target);
+    const bool named = qualifiedOperatorName(n.target) != n.target;  // of the form ns.op.overload
+    k.problemClass = hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound;
+    k.problem = hop    ? "the higher-order op " + n.target + " has no kernel yet"
+                : named ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
+                              " (a custom op whose library is not loaded, or an op of another torch version)"
+                        : "'" + n.target + "' is not an operator the dispatcher knows";
     return k;
   }
   k.op = *op;

@@ -1,6 +1,7 @@
 #include "CustomKernel.h"
 
 #include "IValueSummary.h"
+#include "program/ArgumentJson.h"
 
 namespace torchir {
 
@@ -10,10 +11,11 @@ void runCustomExecutor(const Executor& executor, const Program& p, const Node& n
   nlohmann::json attrs = nlohmann::json::object();
   for (const auto& a : n.inputs) {
     if (a.values.empty()) {
-      // pytorch-ir attributes as they are; a serialized .pt2 argument by its plain value
-      const auto& body = a.arg.begin().value();
-      attrs[a.name] = body;
-      records.push_back({a.name, a.arg.begin().key(), ArgSource::Attribute, "attrs['" + a.name + "']", {"", DType::Unknown, {}, {}, {}, body.dump()}});
+      // as pytorch-ir writes attrs: an IR attribute as it is, a .pt2 argument as its Python value
+      const nlohmann::json value = pythonJson(a.arg, [&p](ValueId v) { return p.value(v).name; });
+      attrs[a.name] = value;
+      records.push_back({a.name, std::string(argumentTypeName(a.arg)), ArgSource::Attribute, "attrs['" + a.name + "']",
+                         {"", DType::Unknown, {}, {}, {}, value.dump()}});
       continue;
     }
     for (ValueId v : a.values) {

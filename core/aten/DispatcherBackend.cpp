@@ -7,6 +7,7 @@
 
 #include "AtenBackend.h"
 #include "ExecutorRegistry.h"
+#include "OperatorLookup.h"
 #include "AtenSession.h"
 #include "SmallBlockAllocator.h"
 
@@ -24,14 +25,7 @@ class DispatcherBackend final : public AtenBackend {
   }
 
   std::vector<SchemaArgSpec> schemaSpecs(const std::string& opType) const override {
-    // "aten.linear.default" -> ("aten::linear", "")
-    const auto first = opType.find('.');
-    const auto last = opType.rfind('.');
-    if (first == std::string::npos || first == last) return {};
-    const std::string name = opType.substr(0, first) + "::" + opType.substr(first + 1, last - first - 1);
-    std::string overload = opType.substr(last + 1);
-    if (overload == "default") overload.clear();
-    auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+    auto handle = findOperator(opType);
     if (!handle) return {};
     std::vector<SchemaArgSpec> specs;
     for (const auto& a : handle->schema().arguments()) {

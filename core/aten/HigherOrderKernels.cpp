@@ -3,58 +3,52 @@
 #include <ATen/ATen.h>
 
 #include "IValueSummary.h"
+#include "OperatorLookup.h"
 
 namespace torchir {
 namespace {
 
-using nlohmann::json;
-
 /// A while_loop that never ends is a bug in the program or its inputs; stop and say so.
 constexpr int64_t kMaxLoopIterations = 1'000'000;
 
-std::string unionKind(const json& u) { return u.is_object() && !u.empty() ? u.begin().key() : std::string(); }
-
 /// The values an argument passes, in order: tensors and symbols from the frame, numbers as given.
 std::vector<c10::IValue> operandValues(const NodeArgument& a, const FrameValues& frame) {
-  auto next = a.values.begin();
-  auto fromFrame = [&]() -> c10::IValue {
-    if (next == a.values.end()) throw std::runtime_error("argument '" + a.arg.dump() + "' names fewer values than it holds");
-    const ValueId v = *next++;
+  auto fromFrame = [&](ValueId v) -> c10::IValue {
     const c10::IValue& iv = frame[static_cast<std::size_t>(v)];
     if (iv.isNone()) throw MissingValue(v);
     return iv;
   };
-  auto scalar = [&](const json& u) -> c10::IValue {
-    const std::string k = unionKind(u);
-    const json& b = u.at(k);
-    if (k == "as_tensor") return fromFrame();
-    if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool")
-      return unionKind(b) == "as_name" ? fromFrame() : (b.begin()->is_boolean() ? c10::IValue(b.begin()->get<bool>())
-                                                      : b.begin()->is_number_integer() ? c10::IValue(b.begin()->get<int64_t>())
-                                                                                       : c10::IValue(b.begin()->get<double>()));
-    if (k == "as_int") return b.get<int64_t>();
-    if (k == "as_float") return b.get<double>();
-    if (k == "as_bool") return b.get<bool>();
-    if (k == "as_none") return {};
-    throw std::runtime_error("cannot pass a serialized " + k + " to a subgraph");
+  auto symbol = [&](const auto& s) { return s.isValue() ? fromFrame(s.value) : c10::IValue(s.constant); };
+  auto symbols = [&](const auto& list) {
+    std::vector<c10::IValue> out;
+    for (const auto& s : list) out.push_back(symbol(s));
+    return out;
   };
-  const std::string kind = unionKind(a.arg);
-  std::vector<c10::IValue> out;
-  if (kind == "as_tensors") {
-    for (std::size_t i = 0; i < a.arg.at(kind).size(); ++i) out.push_back(fromFrame());
-  } else if (kind == "as_sym_ints" || kind == "as_sym_bools" || kind == "as_sym_floats") {
-    for (const auto& s : a.arg.at(kind))
-      out.push_back(scalar(json{{kind.substr(0, kind.size() - 1), s}}));
-  } else {
-    out.push_back(scalar(a.arg));
+  const Argument& arg = a.arg;
+  if (const auto* ts = arg.as<arg::Tensors>()) {
+    std::vector<c10::IValue> out;
+    for (const auto& t : ts->tensors) out.push_back(fromFrame(t.value));
+    return out;
   }
-  return out;
+  if (const auto* l = arg.as<arg::SymInts>()) return symbols(l->values);
+  if (const auto* l = arg.as<arg::SymFloats>()) return symbols(l->values);
+  if (const auto* l = arg.as<arg::SymBools>()) return symbols(l->values);
+  if (const auto* t = arg.as<arg::Tensor>()) return {fromFrame(t->tensor.value)};
+  if (const auto* s = arg.as<arg::SymInt>()) return {symbol(s->sym)};
+  if (const auto* s = arg.as<arg::SymFloat>()) return {symbol(s->sym)};
+  if (const auto* s = arg.as<arg::SymBool>()) return {symbol(s->sym)};
+  if (const auto* i = arg.as<arg::Int>()) return {i->value};
+  if (const auto* f = arg.as<arg::Float>()) return {f->value};
+  if (const auto* b = arg.as<arg::Bool>()) return {b->value};
+  if (arg.is<arg::None>()) return {c10::IValue()};
+  throw std::runtime_error("cannot pass a serialized " + std::string(argumentTypeName(arg)) + " to a subgraph");
 }
 
-/// The subgraph an `as_graph` argument names, through its get_attr node.
+/// The subgraph a graph argument names, through its get_attr node.
 const Subgraph& subgraphOf(const Program& p, const NodeArgument& a) {
-  if (unionKind(a.arg) != "as_graph" || a.values.empty()) throw std::runtime_error("expected a graph argument");
-  const Node& getAttr = p.node(p.value(a.values.front()).producer);
+  const auto* graph = a.arg.as<arg::Graph>();
+  if (!graph) throw std::runtime_error("expected a graph argument");
+  const Node& getAttr = p.node(p.value(graph->value).producer);
   if (getAttr.subgraph == kNone) throw std::runtime_error("graph '" + getAttr.name + "' was not read");
   return p.subgraphs.at(static_cast<std::size_t>(getAttr.subgraph));
 }
@@ -211,21 +205,6 @@ class SetGradKernel final : public HigherOrderKernel {
   std::unique_ptr<SubgraphRunner> m_body;
 };
 
-/// "torch.ops.ns.name.overload" -> the dispatcher's operator, or nullopt.
-std::optional<c10::OperatorHandle> findOperator(const std::string& serialized, std::string& qualified) {
-  std::string t = serialized.rfind("torch.ops.", 0) == 0 ? serialized.substr(10) : serialized;
-  const auto first = t.find('.'), last = t.rfind('.');
-  if (first == std::string::npos || first == last) {
-    qualified = t;
-    return std::nullopt;
-  }
-  qualified = t.substr(0, first) + "::" + t.substr(first + 1, last - first - 1);
-  std::string overload = t.substr(last + 1);
-  if (overload == "default") overload.clear();
-  if (!overload.empty()) qualified += "." + overload;
-  return c10::Dispatcher::singleton().findSchema({t.substr(0, first) + "::" + t.substr(first + 1, last - first - 1), overload});
-}
-
 /// auto_functionalized(_v2)(op, **kwargs): the functional form of an op that mutates its
 /// arguments. The op runs on clones; the results are the op's returns followed by the mutated
 /// clones (v1: each mutated argument; v2: every base in `_all_bases`), which later nodes use in
@@ -270,24 +249,24 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
       NodeArgument stand;
       stand.name = sa.name();
       if (m.isList) {
-        const json& length = required(n, "_" + sa.name() + "_length");
-        json tensors = json::array();
-        for (int64_t e = 0; e < length.at("as_int").get<int64_t>(); ++e) {
+        const int64_t length = requiredInt(n, "_" + sa.name() + "_length");
+        arg::Tensors tensors;
+        for (int64_t e = 0; e < length; ++e) {
           m.views.push_back(readView(n, "_" + sa.name() + "_" + std::to_string(e) + "_"));
           if (m.views.back().base < 0) throw std::runtime_error("element " + std::to_string(e) + " of the mutable list '" + sa.name() + "' has no base");
           const ValueId v = baseValue(m.views.back(), "_" + sa.name() + "_" + std::to_string(e) + "_");
-          tensors.push_back({{"name", p.value(v).name}});
+          tensors.tensors.push_back({v, p.value(v).name});
           stand.values.push_back(v);
         }
-        stand.arg = json{{"as_tensors", tensors}};
+        stand.arg = std::move(tensors);
       } else {
         m.views.push_back(readView(n, "_" + sa.name() + "_"));
         if (m.views.back().base >= 0) {
           const ValueId v = baseValue(m.views.back(), "_" + sa.name() + "_");
-          stand.arg = json{{"as_tensor", {{"name", p.value(v).name}}}};
+          stand.arg = arg::Tensor{{v, p.value(v).name}};
           stand.values = {v};
         } else {
-          stand.arg = json{{"as_none", true}};
+          stand.arg = arg::None{};
         }
       }
       m_call.inputs.push_back(std::move(stand));
@@ -334,7 +313,7 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
   }
 
  private:
-  static const json* keyword(const Node& n, const std::string& name) {
+  static const Argument* keyword(const Node& n, const std::string& name) {
     for (const auto& a : n.inputs)
       if (a.name == name) return &a.arg;
     return nullptr;
@@ -343,25 +322,36 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
   /// `<prefix>base_index` and the view information that may follow it.
   static View readView(const Node& n, const std::string& prefix) {
     View v;
-    const json* index = keyword(n, prefix + "base_index");
+    const Argument* index = keyword(n, prefix + "base_index");
     if (!index) throw std::runtime_error("no " + prefix + "base_index for a mutable argument");
-    if (unionKind(*index) == "as_int") v.base = index->at("as_int").get<int64_t>();
-    else if (unionKind(*index) != "as_none") throw std::runtime_error(prefix + "base_index is " + index->dump());
-    if (const json* size = keyword(n, prefix + "size")) {
-      v.size = size->at("as_ints").get<std::vector<int64_t>>();
-      v.stride = required(n, prefix + "stride").at("as_ints").get<std::vector<int64_t>>();
-      v.storageOffset = required(n, prefix + "storage_offset").at("as_int").get<int64_t>();
-    } else if (const json* dim = keyword(n, prefix + "slice_dim")) {
-      v.sliceDim = dim->at("as_int").get<int64_t>();
-      v.sliceStart = required(n, prefix + "slice_start").at("as_int").get<int64_t>();
-      v.sliceEnd = required(n, prefix + "slice_end").at("as_int").get<int64_t>();
+    if (const auto* i = index->as<arg::Int>()) v.base = i->value;
+    else if (!index->is<arg::None>())
+      throw std::runtime_error(prefix + "base_index is a " + std::string(argumentTypeName(*index)) + ", not an int");
+    if (const Argument* size = keyword(n, prefix + "size")) {
+      v.size = ints(*size, prefix + "size");
+      v.stride = ints(required(n, prefix + "stride"), prefix + "stride");
+      v.storageOffset = requiredInt(n, prefix + "storage_offset");
+    } else if (keyword(n, prefix + "slice_dim")) {
+      v.sliceDim = requiredInt(n, prefix + "slice_dim");
+      v.sliceStart = requiredInt(n, prefix + "slice_start");
+      v.sliceEnd = requiredInt(n, prefix + "slice_end");
     }
     return v;
   }
 
-  static const json& required(const Node& n, const std::string& name) {
-    if (const json* arg = keyword(n, name)) return *arg;
+  static const Argument& required(const Node& n, const std::string& name) {
+    if (const Argument* arg = keyword(n, name)) return *arg;
     throw std::runtime_error("the node has no " + name);
+  }
+
+  static int64_t requiredInt(const Node& n, const std::string& name) {
+    if (const auto* i = required(n, name).as<arg::Int>()) return i->value;
+    throw std::runtime_error(name + " is not an int");
+  }
+
+  static std::vector<int64_t> ints(const Argument& a, const std::string& name) {
+    if (const auto* is = a.as<arg::Ints>()) return is->values;
+    throw std::runtime_error(name + " is not an int[]");
   }
 
   ValueId baseValue(const View& v, const std::string& prefix) const {
@@ -388,10 +378,6 @@ class AutoFunctionalizedKernel final : public HigherOrderKernel {
 
 }  // namespace
 
-bool isHigherOrderTarget(const std::string& target) {
-  return !target.empty() && target.find('.') == std::string::npos && target.front() != '<';
-}
-
 std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigherOrder(
     const Program& p, const Node& n, const MakeSubgraphRunner& make) {
   const std::string& t = n.target;
@@ -401,13 +387,13 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
     if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
     if (t == "auto_functionalized" || t == "auto_functionalized_v2") {
       const NodeArgument& opArg = input(n, 0);
-      if (unionKind(opArg.arg) != "as_operator") throw std::runtime_error(t + "'s first argument is not an operator");
-      std::string qualified;
-      auto op = findOperator(opArg.arg.at("as_operator").get<std::string>(), qualified);
+      const auto* wrapped = opArg.arg.as<arg::Operator>();
+      if (!wrapped) throw std::runtime_error(t + "'s first argument is not an operator");
+      auto op = findOperator(wrapped->name);
       if (!op)
         return HigherOrderProblem{DiagnosisClass::OpNotFound,
-                                  t + " wraps " + qualified + ", which the dispatcher does not hold (a custom op defined "
-                                  "in Python, or in a library that is not loaded)"};
+                                  t + " wraps " + qualifiedOperatorName(wrapped->name) + ", which the dispatcher does not "
+                                  "hold (a custom op defined in Python, or in a library that is not loaded)"};
       return std::make_shared<AutoFunctionalizedKernel>(p, n, *op, t == "auto_functionalized_v2");
     }
   } catch (const std::exception& e) {

@@ -51,10 +51,6 @@ struct HigherOrderProblem {
   std::string message;
 };
 
-/// A .pt2 node whose target is a higher-order op: `torch.ops.higher_order.cond` shows as "cond",
-/// the only call_function targets without a dot.
-bool isHigherOrderTarget(const std::string& target);
-
 std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigherOrder(
     const Program& program, const Node& node, const MakeSubgraphRunner& makeRunner);
 

@@ -1,10 +1,11 @@
 #pragma once
-// pytorch-ir attribute values (plain JSON, as IR.save wrote them) to the IValue an op schema wants.
+// pytorch-ir attribute values (the Python values IR.save wrote) to the IValue an op schema wants.
 #include <ATen/core/ivalue.h>
 #include <ATen/core/jit_type.h>
 
-#include <nlohmann/json.hpp>
 #include <optional>
+
+#include "program/Argument.h"
 
 namespace torchir {
 
@@ -13,10 +14,10 @@ namespace torchir {
 /// CPU: a meta export creates tensors on the CPU when it runs), layout "torch.strided", memory
 /// format "torch.channels_last", non-finite floats. `listSize` is the schema's N for `int[2]`, to
 /// broadcast a single int as Python does. Throws std::runtime_error when the value does not fit.
-c10::IValue irAttributeValue(const nlohmann::json& attr, const c10::TypePtr& type, std::optional<int32_t> listSize = {});
+c10::IValue irAttributeValue(const Literal& attr, const c10::TypePtr& type, std::optional<int32_t> listSize = {});
 
 /// A number in a Tensor slot (`x * 0.5` -> attrs {"other": 0.5}) as Python passes it: a 0-dim
 /// wrapped-number tensor, so type promotion treats it as a scalar.
-c10::IValue irWrappedNumber(const nlohmann::json& attr);
+c10::IValue irWrappedNumber(const Literal& attr);
 
 }  // namespace torchir

@@ -8,8 +8,6 @@
 namespace torchir {
 namespace {
 
-using nlohmann::json;
-
 enum class Slot { Tensor, OptionalTensor, TensorList, OptionalTensorList, Other };
 
 Slot slotOf(const c10::TypePtr& t) {
@@ -52,9 +50,9 @@ struct IrInput {
 struct SlotUse {
   const c10::Argument* arg = nullptr;
   Slot slot = Slot::Other;
-  const json* attr = nullptr;       // attrs[name]
+  const Literal* attr = nullptr;    // attrs[name]
   int listSize = -1;                // from _tensor_list_sizes; -1 when not given
-  const json* noneMask = nullptr;   // from _tensor_list_none_masks
+  const Literal::List* noneMask = nullptr;  // from _tensor_list_none_masks
   bool takesInput() const { return !arg->kwarg_only() && !attr && (slot == Slot::Tensor || slot == Slot::OptionalTensor); }
 };
 
@@ -62,13 +60,15 @@ class Planner {
  public:
   Planner(const Program& p, const Node& n, const c10::FunctionSchema& s) : m_schema(s) {
     for (const auto& a : n.inputs) {
-      if (a.keyword) {
-        m_attrs[a.name] = &a.arg.at("as_ir_attr");
+      if (const auto* attr = a.arg.as<arg::Attribute>()) {
+        m_attrs[a.name] = &attr->value;
         continue;
       }
+      const auto* tensor = a.arg.as<arg::Tensor>();
+      if (!tensor) fail("input '" + a.name + "' is a " + std::string(argumentTypeName(a.arg)) + ", not a tensor");
       IrInput in;
-      in.value = a.values.at(0);
-      in.name = a.arg.at("as_tensor").at("name").get<std::string>();
+      in.value = tensor->tensor.value;
+      in.name = tensor->tensor.name;
       if (const InputSpec* spec = p.inputSpecFor(in.value); spec && spec->kind != InputKind::UserInput) in.weightKey = spec->target;
       m_inputs.push_back(std::move(in));
     }
@@ -92,7 +92,14 @@ class Planner {
  private:
   [[noreturn]] void fail(const std::string& why) const { throw std::runtime_error(why); }
 
-  const json* attr(const std::string& name) const {
+  /// A `_tensor_list_sizes` entry: a count of tensors the node has at most.
+  int listSize(const Literal& size) const {
+    const int64_t* n = size.asInt();
+    if (!n || *n < 0 || static_cast<uint64_t>(*n) > m_inputs.size()) fail("a _tensor_list_sizes entry is not a count of the node's inputs");
+    return static_cast<int>(*n);
+  }
+
+  const Literal* attr(const std::string& name) const {
     auto it = m_attrs.find(name);
     return it == m_attrs.end() ? nullptr : it->second;
   }
@@ -105,7 +112,9 @@ class Planner {
       for (const auto& a : m_schema.arguments()) known |= a.name() == name;
       if (!known) fail("attrs['" + name + "'] is not an argument of " + m_schema.name());
     }
-    const json* sizes = attr("_tensor_list_sizes");
+    const Literal* sizesAttr = attr("_tensor_list_sizes");
+    const Literal::List* sizes = sizesAttr ? sizesAttr->asList() : nullptr;
+    if (sizesAttr && !sizes) fail("attrs['_tensor_list_sizes'] is not a list");
     std::size_t k = 0;
     for (const auto& a : m_schema.arguments()) {
       SlotUse u;
@@ -114,7 +123,7 @@ class Planner {
       u.attr = attr(a.name());
       const bool list = u.slot == Slot::TensorList || u.slot == Slot::OptionalTensorList;
       // pytorch-ir counts the positional tensor lists it saw, in order; a list's size counts its tensors.
-      if (list && !a.kwarg_only() && sizes && k < sizes->size()) u.listSize = sizes->at(k++).get<int>();
+      if (list && !a.kwarg_only() && sizes && k < sizes->size()) u.listSize = listSize((*sizes)[k++]);
       m_slots.push_back(u);
     }
     pairNoneMasks();
@@ -123,15 +132,22 @@ class Planner {
   /// Masks exist only for lists holding a None, so the k-th mask need not be the k-th list's: a
   /// mask goes to the next Tensor?[] list whose tensor count it fits.
   void pairNoneMasks() {
-    const json* masks = attr("_tensor_list_none_masks");
-    if (!masks) return;
+    const Literal* masksAttr = attr("_tensor_list_none_masks");
+    if (!masksAttr) return;
+    const Literal::List* masks = masksAttr->asList();
+    if (!masks) fail("attrs['_tensor_list_none_masks'] is not a list");
     std::size_t s = 0;
-    for (const auto& mask : *masks) {
+    for (const auto& entry : *masks) {
+      const Literal::List* mask = entry.asList();
+      if (!mask) fail("a _tensor_list_none_masks entry is not a list");
       int present = 0;
-      for (const auto& isNone : mask) present += isNone.get<bool>() ? 0 : 1;
+      for (const auto& isNone : *mask) {
+        if (!isNone.asBool()) fail("a _tensor_list_none_masks entry holds a value other than True or False");
+        present += *isNone.asBool() ? 0 : 1;
+      }
       while (s < m_slots.size() && !(m_slots[s].slot == Slot::OptionalTensorList && m_slots[s].listSize == present)) ++s;
       if (s == m_slots.size()) fail("a _tensor_list_none_masks entry fits no Tensor?[] argument");
-      m_slots[s++].noneMask = &mask;
+      m_slots[s++].noneMask = mask;
     }
   }
 
@@ -239,7 +255,7 @@ class Planner {
       rec.sourceDetail = inferred ? in.name + why(true) : in.name;
     } else if (u.attr) {
       const bool tensor = u.slot == Slot::Tensor || u.slot == Slot::OptionalTensor;
-      c10::IValue v = tensor && !u.attr->is_null() ? irWrappedNumber(*u.attr) : irAttributeValue(*u.attr, p.type, a.N());
+      c10::IValue v = tensor && !u.attr->isNone() ? irWrappedNumber(*u.attr) : irAttributeValue(*u.attr, p.type, a.N());
       constant(std::move(v), ArgSource::Attribute, "attrs['" + a.name() + "']");
     } else if (inferred) {
       constant(c10::IValue(), ArgSource::Inferred, "None" + why(false));
@@ -275,7 +291,7 @@ class Planner {
     p.kind = u.slot == Slot::OptionalTensorList ? ArgPlan::OptionalFrameList : ArgPlan::FrameList;
     if (u.noneMask) {
       for (const auto& isNone : *u.noneMask) {
-        if (!isNone.get<bool>()) p.values.push_back(take());
+        if (!*isNone.asBool()) p.values.push_back(take());
         else {
           p.values.push_back(kNone);
           names += (names.empty() ? "" : ", ") + std::string("None");
@@ -290,7 +306,7 @@ class Planner {
 
   const c10::FunctionSchema& m_schema;
   std::vector<IrInput> m_inputs;
-  std::map<std::string, const json*> m_attrs;
+  std::map<std::string, const Literal*> m_attrs;
   std::vector<SlotUse> m_slots;
   std::vector<bool> m_present;                 // per slot: an optional tensor that gets an input
   std::optional<std::size_t> m_ambiguousFrom;  // the first slot whose input position was a guess
@@ -311,16 +327,17 @@ CallPlan planIrGetItem(const Program& program, const Node& node) {
   ArgPlan list;
   list.kind = ArgPlan::FrameList;
   ArgumentRecord listRec{"outputs", "Tensor[]", ArgSource::Input, "", {}};
-  const json* index = nullptr;
+  const Literal* index = nullptr;
   for (const auto& a : node.inputs) {
-    if (a.keyword) {
-      if (a.name == "index") index = &a.arg.at("as_ir_attr");
+    if (const auto* attr = a.arg.as<arg::Attribute>()) {
+      if (a.name == "index") index = &attr->value;
       continue;
     }
-    list.values.push_back(a.values.at(0));
-    listRec.sourceDetail += (listRec.sourceDetail.empty() ? "" : ", ") + program.value(a.values.at(0)).name;
+    if (a.values.size() != 1) throw std::runtime_error("getitem's inputs must be tensors");
+    list.values.push_back(a.values.front());
+    listRec.sourceDetail += (listRec.sourceDetail.empty() ? "" : ", ") + program.value(a.values.front()).name;
   }
-  const int64_t i = index && index->is_number_integer() ? index->get<int64_t>() : 0;  // pytorch-ir's default
+  const int64_t i = index && index->asInt() ? *index->asInt() : 0;  // pytorch-ir's default
   if (i < 0 || i >= static_cast<int64_t>(list.values.size()))
     throw std::runtime_error("getitem index " + std::to_string(i) + " is outside its " + std::to_string(list.values.size()) + " inputs");
   ArgPlan pick;

@@ -72,7 +72,7 @@ std::string functionName(const std::string& target) {
 }  // namespace
 
 bool isSymbolicTarget(const std::string& target) {
-  if (target == "<built-in function getitem>") return false;
+  if (target == kGetItemTarget) return false;
   const std::string f = functionName(target);
   return f != target || target.rfind("torch.sym_", 0) == 0 ? (binaries().count(f) || unaries().count(f)) : false;
 }
@@ -80,17 +80,14 @@ bool isSymbolicTarget(const std::string& target) {
 void runSymbolic(const Node& n, FrameValues& values, NodeRecord& rec) {
   std::vector<c10::IValue> args;
   for (const auto& a : n.inputs) {
-    const std::string kind = a.arg.begin().key();
-    const auto& b = a.arg.at(kind);
     c10::IValue v;
     if (!a.values.empty()) v = values[static_cast<std::size_t>(a.values.front())];
-    else if (kind == "as_int") v = b.get<int64_t>();
-    else if (kind == "as_float") v = b.get<double>();
-    else if (kind == "as_bool") v = b.get<bool>();
-    else if (kind.rfind("as_sym_", 0) == 0) {
-      const auto& inner = b.begin().value();
-      v = inner.is_number_integer() ? c10::IValue(inner.get<int64_t>()) : c10::IValue(inner.get<double>());
-    }
+    else if (const auto* i = a.arg.as<arg::Int>()) v = i->value;
+    else if (const auto* f = a.arg.as<arg::Float>()) v = f->value;
+    else if (const auto* b = a.arg.as<arg::Bool>()) v = b->value;
+    else if (const auto* si = a.arg.as<arg::SymInt>()) v = si->sym.constant;
+    else if (const auto* sf = a.arg.as<arg::SymFloat>()) v = sf->sym.constant;
+    else if (const auto* sb = a.arg.as<arg::SymBool>()) v = sb->sym.constant;
     if (v.isNone()) throw std::runtime_error("argument " + a.name + " has no value");
     args.push_back(v);
     rec.arguments.push_back({a.name, v.isInt() ? "SymInt" : v.isDouble() ? "SymFloat" : "SymBool",

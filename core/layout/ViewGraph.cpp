@@ -6,24 +6,21 @@
 
 namespace torchir::layout {
 
-bool isGetitem(const Node& n) { return n.target == "<built-in function getitem>"; }
-
 NodeId drawnOp(const Program& p, NodeId n) {
-  for (int guard = 0; guard < 4 && n >= 0 && isGetitem(p.node(n)); ++guard) {
-    const auto& in = p.node(n).inputs;
-    if (in.empty()) break;
-    // The producer of the value it picks from, else the node it names (`as_node`).
-    NodeId up = in[0].values.empty() ? kNone : p.value(in[0].values[0]).producer;
-    if (up < 0) up = p.findNode(in[0].arg.value("as_node", std::string())).value_or(kNone);
-    if (up < 0) break;
-    n = up;
+  // A .pt2 getitem names the node it picks from (a list output's getitem of getitem, twice); an
+  // IR getitem is drawn as the producer of its first input.
+  for (int guard = 0; guard < 4 && n >= 0 && isGetItem(p.node(n)); ++guard) {
+    const Node& g = p.node(n);
+    if (const arg::OutputOf* picked = g.picks()) n = picked->producer;
+    else if (!g.inputs.empty() && !g.inputs[0].values.empty()) n = p.value(g.inputs[0].values[0]).producer;
+    else break;
   }
   return n;
 }
 
 bool ViewGraph::isOpBox(NodeId n) const {
   const Node& node = m_program.node(n);
-  return node.opcode == Opcode::CallFunction && !isGetitem(node);
+  return node.opcode == Opcode::CallFunction && !isGetItem(node);
 }
 
 namespace {

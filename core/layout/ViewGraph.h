@@ -82,7 +82,6 @@ class ViewGraph {
   std::vector<LevelEdge> m_flat;
 };
 
-bool isGetitem(const Node& n);
 /// The node `n` is drawn as: a getitem only names an output of the op before it (a list output's
 /// getitem of getitem too), so it is drawn as that op; any other node as itself.
 NodeId drawnOp(const Program& p, NodeId n);

@@ -1,5 +1,6 @@
 #include "ExportedProgramReader.h"
 
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,79 +32,32 @@ std::string displayTarget(const std::string& serialized) {
   return serialized;
 }
 
-bool isName(const json& j) { return j.is_object() && j.contains("name") && j.at("name").is_string(); }
-bool isInt(const json& j) { return exactInt64(j).has_value(); }
-bool isSmallInt(const json& j) {
-  const auto v = exactInt64(j);
-  return v && *v >= INT32_MIN && *v <= INT32_MAX;
-}
-bool isFloat(const json& j) {
-  if (j.is_number()) return true;
-  return j.is_string() && (j == "Infinity" || j == "-Infinity" || j == "NaN");
-}
-template <class Pred>
-bool allOf(const json& j, Pred pred) {
-  if (!j.is_array()) return false;
-  for (const auto& e : j)
-    if (!pred(e)) return false;
-  return true;
-}
-/// A union of one of `kinds` (`{"as_name": "s0"}`, `{"as_int": 3}`) whose body passes `pred`.
-bool isSymbolic(const json& j, const char* value, bool (*pred)(const json&)) {
-  if (!j.is_object() || j.size() != 1) return false;
-  const std::string& k = j.begin().key();
-  const json& b = j.begin().value();
-  return (k == "as_name" && b.is_string()) || (k == value && pred(b));
-}
-bool isSymInt(const json& j) { return isSymbolic(j, "as_int", isInt); }
-bool isSymFloat(const json& j) { return isSymbolic(j, "as_float", isFloat); }
-bool isSymBool(const json& j) { return isSymbolic(j, "as_bool", [](const json& b) { return b.is_boolean(); }); }
-bool isOptionalTensor(const json& j) {
-  if (!j.is_object() || j.size() != 1) return false;
-  const std::string& k = j.begin().key();
-  return k == "as_none" || (k == "as_tensor" && isName(j.begin().value()));
-}
-
-/// Whether a serialized argument has the shape torch's schema gives its kind, checked once here
-/// so that whoever reads it later (table, engine, IR writer, panels) can rely on it. Kinds this
-/// reader does not know pass: they are shown as their JSON.
-bool wellFormedArgument(const json& a) {
-  if (!a.is_object() || a.size() != 1) return false;
-  const std::string& k = a.begin().key();
-  const json& b = a.begin().value();
-  if (k == "as_none") return true;
-  if (k == "as_tensor" || k == "as_graph" || k == "as_custom_obj") return isName(b);
-  if (k == "as_tensors") return allOf(b, isName);
-  if (k == "as_optional_tensor") return isOptionalTensor(b);
-  if (k == "as_optional_tensors") return allOf(b, isOptionalTensor);
-  if (k == "as_int") return isInt(b);
-  if (k == "as_ints") return allOf(b, isInt);
-  if (k == "as_int_lists") return allOf(b, [](const json& l) { return allOf(l, isInt); });
-  if (k == "as_float") return isFloat(b);
-  if (k == "as_floats") return allOf(b, isFloat);
-  if (k == "as_bool") return b.is_boolean();
-  if (k == "as_bools") return allOf(b, [](const json& x) { return x.is_boolean(); });
-  if (k == "as_string" || k == "as_operator") return b.is_string();
-  if (k == "as_strings") return allOf(b, [](const json& x) { return x.is_string(); });
-  if (k == "as_sym_int") return isSymInt(b);
-  if (k == "as_sym_ints") return allOf(b, isSymInt);
-  if (k == "as_sym_float") return isSymFloat(b);
-  if (k == "as_sym_floats") return allOf(b, isSymFloat);
-  if (k == "as_sym_bool") return isSymBool(b);
-  if (k == "as_sym_bools") return allOf(b, isSymBool);
-  if (k == "as_scalar_type" || k == "as_memory_format" || k == "as_layout") return isSmallInt(b);
-  if (k == "as_device")
-    return b.is_object() && b.contains("type") && b.at("type").is_string() &&
-           (!b.contains("index") || b.at("index").is_null() || isSmallInt(b.at("index")));
-  if (k == "as_complex") return b.is_object() && b.contains("real") && isFloat(b.at("real")) && b.contains("imag") &&
-                                isFloat(b.at("imag"));
-  if (k == "as_string_to_argument") {
-    if (!b.is_object()) return false;
-    for (const auto& [key, v] : b.items())
-      if (!wellFormedArgument(v)) return false;  // bounded: JSON nests at most kMaxJsonDepth
-    return true;
+/// The name FX gives a node created without one (Graph._target_to_str, then Namespace.create_name):
+/// an op overload's `__name__` ("topk.default"), snake-cased, with illegal characters as `_`:
+/// "topk_default", "max_dim"; a higher-order op's name ("cond") as it is. Archives of torch 2.7
+/// and 2.8 name no multi-output node, so torch.export.load shows these names.
+std::string fxDefaultName(const std::string& target) {
+  const auto first = target.find('.');
+  const std::string op = first != std::string::npos && target.find('.', first + 1) != std::string::npos
+                             ? target.substr(first + 1)
+                             : target;
+  std::string name;
+  bool illegalRun = false;
+  for (std::size_t i = 0; i < op.size(); ++i) {
+    const char c = op[i];
+    const bool legal = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!legal) {
+      if (!illegalRun) name += '_';
+      illegalRun = true;
+      continue;
+    }
+    illegalRun = false;
+    if (std::isupper(static_cast<unsigned char>(c)) && i > 0 && std::islower(static_cast<unsigned char>(op[i - 1]))) name += '_';
+    name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  return true;
+  if (name.empty()) return "_unnamed";
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) name.insert(0, "_");
+  return name;
 }
 
 class Builder {
@@ -147,7 +101,6 @@ class Builder {
 
   void readGraph(const json& graph, const json& signature) {
     m_tensorMeta = &graph.at("tensor_values");
-    m_symInts = graph.contains("sym_int_values") ? &graph.at("sym_int_values") : nullptr;
     readSignatureInputs(signature, graph.at("inputs"));
     for (const auto& n : graph.at("nodes")) readNode(n);
     readOutputs(signature, graph);
@@ -286,29 +239,183 @@ class Builder {
     }
   }
 
-  /// Records the values an argument names, in order.
-  void collectValues(const json& arg, std::vector<ValueId>& out) {
-    const auto kind = unionKind(arg);
-    const auto& body = arg.at(kind);
-    if (kind == "as_tensor" || kind == "as_custom_obj") out.push_back(lookup(body.at("name")));
-    else if (kind == "as_tensors")
-      for (const auto& t : body) out.push_back(lookup(t.at("name")));
-    else if (kind == "as_optional_tensors")
-      for (const auto& t : body) {
-        if (unionKind(t) == "as_tensor") out.push_back(lookup(t.at("as_tensor").at("name")));
+  // Reading an argument union (schema.py's Argument) into its typed form. Each returns false when
+  // the JSON does not have the shape torch's schema gives the kind; names must be values read before.
+  bool readName(const json& b, TensorRef& out) {
+    if (!b.is_object() || !b.contains("name") || !b.at("name").is_string()) return false;
+    out.name = b.at("name").get<std::string>();
+    out.value = lookup(out.name);
+    return true;
+  }
+  bool readOptionalTensor(const json& u, std::optional<TensorRef>& out) {
+    if (!u.is_object() || u.size() != 1) return false;
+    const std::string& k = u.begin().key();
+    if (k == "as_none") return out.reset(), true;
+    TensorRef t;
+    if (k != "as_tensor" || !readName(u.begin().value(), t)) return false;
+    out = std::move(t);
+    return true;
+  }
+  static bool readInt(const json& j, int64_t& out) {
+    const auto v = exactInt64(j);
+    if (v) out = *v;
+    return v.has_value();
+  }
+  static bool readCode(const json& j, int& out) {
+    const auto v = exactInt64(j);
+    if (!v || *v < INT32_MIN || *v > INT32_MAX) return false;
+    out = static_cast<int>(*v);
+    return true;
+  }
+  static bool readFloat(const json& j, double& out) {
+    if (!j.is_number() && !(j.is_string() && (j == "Infinity" || j == "-Infinity" || j == "NaN"))) return false;
+    out = serializedFloat(j);
+    return true;
+  }
+  static bool readBool(const json& j, bool& out) {
+    if (!j.is_boolean()) return false;
+    out = j.get<bool>();
+    return true;
+  }
+  static bool readString(const json& j, std::string& out) {
+    if (!j.is_string()) return false;
+    out = j.get<std::string>();
+    return true;
+  }
+  template <class T, class Read>
+  static bool readList(const json& j, std::vector<T>& out, Read read) {
+    if (!j.is_array()) return false;
+    out.resize(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i)
+      if (!read(j[i], out[i])) return false;
+    return true;
+  }
+  /// `{"as_name": "s0"}` (a value of the graph) or `{"as_int": 3}` (`constKey` and its constant).
+  template <class T, class Read>
+  bool readSymbol(const json& j, const char* constKey, Symbolic<T>& out, Read read) {
+    if (!j.is_object() || j.size() != 1) return false;
+    const std::string& k = j.begin().key();
+    const json& b = j.begin().value();
+    if (k == "as_name" && b.is_string()) return out.value = lookup(b.get<std::string>()), true;
+    return k == constKey && read(b, out.constant);
+  }
+  bool readSymInt(const json& j, Symbolic<int64_t>& out) { return readSymbol(j, "as_int", out, readInt); }
+  bool readSymFloat(const json& j, Symbolic<double>& out) { return readSymbol(j, "as_float", out, readFloat); }
+  bool readSymBool(const json& j, Symbolic<bool>& out) { return readSymbol(j, "as_bool", out, readBool); }
+
+  /// The typed argument, or nullopt when the union is malformed. Kinds this reader does not know
+  /// are kept as their JSON, shown as they are.
+  std::optional<Argument> readArgument(const json& a) {
+    if (!a.is_object() || a.size() != 1) return std::nullopt;
+    const std::string& k = a.begin().key();
+    const json& b = a.begin().value();
+    auto member = [this](auto method) { return [this, method](const json& j, auto& out) { return (this->*method)(j, out); }; };
+    bool ok = false;
+    Argument out;
+    auto as = [&](auto value, auto read) {
+      ok = read(b, value);
+      out = std::move(value);
+    };
+    if (k == "as_none") return Argument(arg::None{});
+    if (k == "as_tensor") {
+      arg::Tensor t;
+      ok = readName(b, t.tensor);
+      out = std::move(t);
+    } else if (k == "as_tensors") {
+      arg::Tensors t;
+      ok = readList(b, t.tensors, member(&Builder::readName));
+      out = std::move(t);
+    } else if (k == "as_optional_tensor") {
+      arg::OptionalTensor t;
+      ok = readOptionalTensor(b, t.tensor);
+      out = std::move(t);
+    } else if (k == "as_optional_tensors") {
+      arg::OptionalTensors t;
+      ok = readList(b, t.tensors, member(&Builder::readOptionalTensor));
+      out = std::move(t);
+    } else if (k == "as_int") as(arg::Int{}, [](const json& j, arg::Int& v) { return readInt(j, v.value); });
+    else if (k == "as_ints") as(arg::Ints{}, [](const json& j, arg::Ints& v) { return readList(j, v.values, readInt); });
+    else if (k == "as_int_lists")
+      as(arg::IntLists{}, [](const json& j, arg::IntLists& v) {
+        return readList(j, v.values, [](const json& l, std::vector<int64_t>& out) { return readList(l, out, readInt); });
+      });
+    else if (k == "as_float") as(arg::Float{}, [](const json& j, arg::Float& v) { return readFloat(j, v.value); });
+    else if (k == "as_floats") as(arg::Floats{}, [](const json& j, arg::Floats& v) { return readList(j, v.values, readFloat); });
+    else if (k == "as_bool") as(arg::Bool{}, [](const json& j, arg::Bool& v) { return readBool(j, v.value); });
+    else if (k == "as_bools") {
+      arg::Bools v;
+      if (b.is_array()) {
+        ok = true;
+        for (const auto& x : b) {
+          ok &= x.is_boolean();
+          v.values.push_back(ok && x.get<bool>());
+        }
       }
-    else if (kind == "as_optional_tensor") {
-      if (unionKind(body) == "as_tensor") out.push_back(lookup(body.at("as_tensor").at("name")));
-    } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
-      if (unionKind(body) == "as_name") out.push_back(lookup(body.at("as_name")));
-    } else if (kind == "as_sym_ints" || kind == "as_sym_floats" || kind == "as_sym_bools") {
-      for (const auto& s : body)
-        if (unionKind(s) == "as_name") out.push_back(lookup(s.at("as_name")));
-    } else if (kind == "as_graph") {
-      out.push_back(lookup(body.at("name")));
-    } else if (kind == "as_string_to_argument") {
-      for (const auto& [key, v] : body.items()) collectValues(v, out);
+      out = std::move(v);
+    } else if (k == "as_string") as(arg::String{}, [](const json& j, arg::String& v) { return readString(j, v.value); });
+    else if (k == "as_strings") as(arg::Strings{}, [](const json& j, arg::Strings& v) { return readList(j, v.values, readString); });
+    else if (k == "as_operator") as(arg::Operator{}, [](const json& j, arg::Operator& v) { return readString(j, v.name); });
+    else if (k == "as_sym_int") {
+      arg::SymInt v;
+      ok = readSymInt(b, v.sym);
+      out = std::move(v);
+    } else if (k == "as_sym_ints") {
+      arg::SymInts v;
+      ok = readList(b, v.values, member(&Builder::readSymInt));
+      out = std::move(v);
+    } else if (k == "as_sym_float") {
+      arg::SymFloat v;
+      ok = readSymFloat(b, v.sym);
+      out = std::move(v);
+    } else if (k == "as_sym_floats") {
+      arg::SymFloats v;
+      ok = readList(b, v.values, member(&Builder::readSymFloat));
+      out = std::move(v);
+    } else if (k == "as_sym_bool") {
+      arg::SymBool v;
+      ok = readSymBool(b, v.sym);
+      out = std::move(v);
+    } else if (k == "as_sym_bools") {
+      arg::SymBools v;
+      ok = readList(b, v.values, member(&Builder::readSymBool));
+      out = std::move(v);
+    } else if (k == "as_scalar_type") as(arg::ScalarType{}, [](const json& j, arg::ScalarType& v) { return readCode(j, v.code); });
+    else if (k == "as_layout") as(arg::Layout{}, [](const json& j, arg::Layout& v) { return readCode(j, v.code); });
+    else if (k == "as_memory_format")
+      as(arg::MemoryFormat{}, [](const json& j, arg::MemoryFormat& v) { return readCode(j, v.code); });
+    else if (k == "as_device") {
+      arg::Device d;
+      ok = b.is_object() && b.contains("type") && readString(b.at("type"), d.type);
+      if (ok && b.contains("index") && !b.at("index").is_null()) {
+        int index = 0;
+        ok = readCode(b.at("index"), index);
+        d.index = index;
+      }
+      out = std::move(d);
+    } else if (k == "as_complex") {
+      arg::Complex c;
+      ok = b.is_object() && b.contains("real") && b.contains("imag") && readFloat(b.at("real"), c.real) &&
+           readFloat(b.at("imag"), c.imag);
+      out = c;
+    } else if (k == "as_graph" || k == "as_custom_obj") {
+      TensorRef named;
+      ok = readName(b, named);
+      if (k == "as_graph") out = arg::Graph{named.value, named.name};
+      else out = arg::CustomObject{named.value, named.name};
+    } else if (k == "as_string_to_argument") {
+      arg::StringToArgument m;
+      ok = b.is_object();
+      for (auto it = b.begin(); ok && it != b.end(); ++it) {
+        auto v = readArgument(it.value());  // bounded: JSON nests at most kMaxJsonDepth
+        ok = v.has_value();
+        if (ok) m.entries.emplace_back(it.key(), std::move(*v));
+      }
+      out = std::move(m);
+    } else {
+      return Argument(arg::Unknown{k, b.dump()});
     }
+    if (!ok) return std::nullopt;
+    return out;
   }
 
   void readNode(const json& sn) {
@@ -335,11 +442,7 @@ class Builder {
       else if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") name = outs[0].at(k).value("as_name", "");
     }
     const std::string target = displayTarget(serializedTarget);
-    if (name.empty()) {
-      // FX names an unnamed node after its target's op name
-      auto t = target.substr(target.find('.') + 1);
-      name = t.substr(0, t.find('.'));
-    }
+    if (name.empty()) name = fxDefaultName(target);
     const NodeId id = newNode(Opcode::CallFunction, name, target);
     {
       Node& node = m_p.nodes[id];
@@ -349,12 +452,10 @@ class Builder {
       NodeArgument a;
       a.name = in.value("name", "");
       a.keyword = in.contains("kind") && exactInt64(in.at("kind")) == 2;
-      const json& arg = in.at("arg");
-      if (!wellFormedArgument(arg))
-        fail("node '" + m_p.nodes[id].name + "' has a malformed argument '" + a.name + "'");
-      // A graph argument keeps its name only: its body is the subgraph Program read above, and a
-      // copy here would be repeated once per level of nesting.
-      a.arg = unionKind(arg) == "as_graph" ? json{{"as_graph", {{"name", arg.at("as_graph").at("name")}}}} : arg;
+      // A graph argument keeps its name only: its body is the subgraph Program read above.
+      auto arg = readArgument(in.at("arg"));
+      if (!arg) fail("node '" + m_p.nodes[id].name + "' has a malformed argument '" + a.name + "'");
+      a.arg = std::move(*arg);
       collectValues(a.arg, a.values);
       for (ValueId v : a.values) m_p.values[v].users.push_back(id);
       m_p.nodes[id].inputs.push_back(std::move(a));
@@ -439,8 +540,7 @@ class Builder {
 
   NodeArgument getitemArg(NodeId producer, int index) {
     NodeArgument a;
-    a.name = "";
-    a.arg = json{{"as_node", m_p.nodes[producer].name}, {"index", index}};
+    a.arg = arg::OutputOf{producer, index};
     return a;
   }
 
@@ -481,10 +581,11 @@ class Builder {
       for (const char* key : {"buffer_name", "parameter_name", "user_input_name"})
         if (body.contains(key)) s.target = body.at(key);
       NodeArgument a;
-      if (!wellFormedArgument(outs[i])) fail("graph output " + std::to_string(i) + " is malformed");
-      a.arg = outs[i];
+      auto arg = readArgument(outs[i]);
+      if (!arg) fail("graph output " + std::to_string(i) + " is malformed");
+      a.arg = std::move(*arg);
       collectValues(a.arg, a.values);
-      if (a.values.empty()) s.constant = outs[i];
+      if (a.values.empty()) s.constant = a.arg;
       else s.value = a.values.front();
       for (ValueId v : a.values) m_p.values[v].users.push_back(out);
       m_p.nodes[out].inputs.push_back(std::move(a));
@@ -495,7 +596,6 @@ class Builder {
   std::string m_file;
   Program& m_p;
   const json* m_tensorMeta = nullptr;
-  const json* m_symInts = nullptr;
   std::unordered_map<std::string, ValueId> m_byName;
   std::unordered_set<std::string> m_nodeNames;
   std::unordered_map<std::string, std::size_t> m_nextSuffix;

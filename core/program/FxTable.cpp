@@ -1,18 +1,45 @@
 #include "FxTable.h"
 
-#include "LenientJson.h"
 #include "PythonRepr.h"
 
 namespace torchir {
 namespace {
-
-using nlohmann::json;
 
 std::string join(const std::vector<std::string>& items, bool tuple, const char* open, const char* close) {
   std::string out = open;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
   if (tuple && items.size() == 1) out += ",";
   return out + close;
+}
+
+template <class T, class F>
+std::string listOf(const std::vector<T>& items, F f) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& x : items) out.push_back(f(x));
+  return join(out, false, "[", "]");
+}
+
+std::string boolRepr(bool b) { return b ? "True" : "False"; }
+std::string intRepr(int64_t i) { return std::to_string(i); }
+
+const char* memoryFormatRepr(int code) {
+  static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
+                                "torch.channels_last_3d", "torch.preserve_format"};
+  return code >= 0 && code <= 4 ? names[code] : "torch.contiguous_format";
+}
+
+const char* layoutRepr(int code) {
+  static const char* names[] = {"torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
+                                "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn", "torch.strided"};
+  return code >= 0 && code <= 7 ? names[code] : "torch.strided";
+}
+
+/// str() of an OpOverload (auto_functionalized's first argument): "torch.ops.ns.name.overload".
+std::string operatorRepr(const std::string& op) {
+  const auto last = op.rfind('.');
+  if (op.rfind("torch.ops.", 0) != 0 || last == std::string::npos || op.find('.', 10) == last) return op;
+  return "<OpOverload(op='" + op.substr(10, last - 10) + "', overload='" + op.substr(last + 1) + "')>";
 }
 
 class Renderer {
@@ -26,126 +53,85 @@ class Renderer {
 
   std::string holderName(ValueId v) const { return m_p.node(m_holder[static_cast<std::size_t>(v)]).name; }
 
-  std::string symArg(const json& s, std::vector<ValueId>::const_iterator& next) const {
-    const auto k = s.begin().key();
-    if (k == "as_name") return holderName(*next++);
-    if (k == "as_float") return pythonFloatRepr(s.at(k).get<double>());
-    if (k == "as_bool") return s.at(k).get<bool>() ? "True" : "False";
-    return s.at(k).dump();
+  std::string tensor(const TensorRef& t) const {
+    return m_irNames ? t.name : holderName(t.value);  // IR inputs name the tensor itself (topk_0)
+  }
+  std::string optionalTensor(const std::optional<TensorRef>& t) const { return t ? tensor(*t) : "None"; }
+
+  template <class T, class F>
+  std::string symbol(const Symbolic<T>& s, F constant) const {
+    return s.isValue() ? holderName(s.value) : constant(s.constant);
   }
 
-  static std::string floatRepr(const json& f) { return pythonFloatRepr(serializedFloat(f)); }
-
-  /// Python repr of one deserialized argument. `next` walks the argument's value ids.
-  std::string arg(const json& a, std::vector<ValueId>::const_iterator& next) const {
-    if (a.contains("as_node")) return a.at("as_node").get<std::string>() + ", " + std::to_string(a.at("index").get<int>());
-    const auto k = a.begin().key();
-    const auto& b = a.at(k);
-    if (k == "as_none") return "None";
-    if (k == "as_tensor" && m_irNames) {
-      ++next;
-      return b.at("name").get<std::string>();  // IR inputs name the tensor itself (topk_0)
-    }
-    if (k == "as_tensor" || k == "as_custom_obj" || k == "as_graph") return holderName(*next++);
-    if (k == "as_ir_attr") return pythonLiteral(b);
-    if (k == "as_tensors") {
-      std::vector<std::string> items;
-      for (std::size_t i = 0; i < b.size(); ++i) items.push_back(holderName(*next++));
-      return join(items, false, "[", "]");
-    }
-    if (k == "as_optional_tensors") {
-      std::vector<std::string> items;
-      for (const auto& t : b) items.push_back(t.begin().key() == "as_tensor" ? holderName(*next++) : "None");
-      return join(items, false, "[", "]");
-    }
-    if (k == "as_optional_tensor") return b.begin().key() == "as_tensor" ? holderName(*next++) : "None";
-    if (k == "as_int") return b.dump();
-    if (k == "as_float") return floatRepr(b);
-    if (k == "as_bool") return b.get<bool>() ? "True" : "False";
-    if (k == "as_string") return pythonStringRepr(b.get<std::string>());
-    if (k == "as_ints") return listOf(b, [](const json& x) { return x.dump(); });
-    if (k == "as_floats") return listOf(b, [this](const json& x) { return floatRepr(x); });
-    if (k == "as_bools") return listOf(b, [](const json& x) { return std::string(x.get<bool>() ? "True" : "False"); });
-    if (k == "as_strings") return listOf(b, [](const json& x) { return pythonStringRepr(x.get<std::string>()); });
-    if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") return symArg(b, next);
-    if (k == "as_sym_ints" || k == "as_sym_floats" || k == "as_sym_bools") {
-      std::vector<std::string> items;
-      for (const auto& s : b) items.push_back(symArg(s, next));
-      return join(items, false, "[", "]");
-    }
-    if (k == "as_scalar_type") return dtypePythonName(dtypeFromSerialized(b.get<int>()).value_or(DType::Unknown));
-    if (k == "as_memory_format") {
-      static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
-                                    "torch.channels_last_3d", "torch.preserve_format"};
-      const int i = b.get<int>();
-      return i >= 0 && i <= 4 ? names[i] : "torch.contiguous_format";
-    }
-    if (k == "as_layout") {
-      static const char* names[] = {"torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
-                                    "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn", "torch.strided"};
-      const int i = b.get<int>();
-      return i >= 0 && i <= 7 ? names[i] : "torch.strided";
-    }
-    if (k == "as_device") {
-      std::string out = "device(type=" + pythonStringRepr(b.at("type").get<std::string>());
-      if (b.contains("index") && b.at("index").is_number_integer()) out += ", index=" + b.at("index").dump();
-      return out + ")";
-    }
-    if (k == "as_complex") return "(" + floatRepr(b.at("real")) + "+" + floatRepr(b.at("imag")) + "j)";
-    if (k == "as_operator") {
-      // str() of an OpOverload (auto_functionalized's first argument): "torch.ops.ns.name.overload"
-      const std::string op = b.get<std::string>();
-      const auto last = op.rfind('.');
-      if (op.rfind("torch.ops.", 0) != 0 || last == std::string::npos || op.find('.', 10) == last) return op;
-      return "<OpOverload(op='" + op.substr(10, last - 10) + "', overload='" + op.substr(last + 1) + "')>";
-    }
-    if (k == "as_int_lists") {
-      std::vector<std::string> items;
-      for (const auto& l : b) items.push_back(join(intStrings(l), true, "(", ")"));
-      return join(items, false, "[", "]");
-    }
-    if (k == "as_string_to_argument") {
-      std::vector<std::string> items;
-      for (const auto& [key, v] : b.items()) items.push_back(pythonStringRepr(key) + ": " + arg(v, next));
-      return join(items, false, "{", "}");
-    }
-    return b.dump();
-  }
-
-  /// A JSON value as the Python literal it was (pytorch-ir attributes).
-  std::string pythonLiteral(const json& v) const {
-    if (v.is_null()) return "None";
-    if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-    if (v.is_number_float()) return pythonFloatRepr(v.get<double>());
-    if (v.is_string()) return pythonStringRepr(v.get<std::string>());
-    if (v.is_array()) return listOf(v, [this](const json& x) { return pythonLiteral(x); });
-    if (v.is_object()) {
-      std::vector<std::string> items;
-      for (const auto& [key, x] : v.items()) items.push_back(pythonStringRepr(key) + ": " + pythonLiteral(x));
-      return join(items, false, "{", "}");
-    }
-    return v.dump();
-  }
-
-  static std::vector<std::string> intStrings(const json& l) {
-    std::vector<std::string> out;
-    for (const auto& x : l) out.push_back(x.dump());
-    return out;
-  }
-
-  template <class F>
-  static std::string listOf(const json& b, F f) {
-    std::vector<std::string> items;
-    for (const auto& x : b) items.push_back(f(x));
-    return join(items, false, "[", "]");
+  /// Python repr of one argument as torch.export.load deserializes it.
+  std::string arg(const Argument& a) const {
+    const auto floatRepr = [](double d) { return pythonFloatRepr(d); };
+    return std::visit(
+        Overloaded{
+            [](const arg::None&) -> std::string { return "None"; },
+            [&](const arg::Tensor& t) { return tensor(t.tensor); },
+            [&](const arg::OptionalTensor& t) { return optionalTensor(t.tensor); },
+            [&](const arg::Tensors& t) { return listOf(t.tensors, [&](const TensorRef& r) { return tensor(r); }); },
+            [&](const arg::OptionalTensors& t) {
+              return listOf(t.tensors, [&](const std::optional<TensorRef>& r) { return optionalTensor(r); });
+            },
+            [](const arg::Int& i) { return intRepr(i.value); },
+            [](const arg::Ints& i) { return listOf(i.values, intRepr); },
+            [](const arg::IntLists& l) {
+              return listOf(l.values, [](const std::vector<int64_t>& x) {
+                std::vector<std::string> items;
+                for (int64_t i : x) items.push_back(intRepr(i));
+                return join(items, true, "(", ")");
+              });
+            },
+            [&](const arg::Float& f) { return floatRepr(f.value); },
+            [&](const arg::Floats& f) { return listOf(f.values, floatRepr); },
+            [](const arg::Bool& b) { return boolRepr(b.value); },
+            [](const arg::Bools& b) { return listOf(b.values, boolRepr); },
+            [](const arg::String& s) { return pythonStringRepr(s.value); },
+            [](const arg::Strings& s) {
+              return listOf(s.values, [](const std::string& x) { return pythonStringRepr(x); });
+            },
+            [&](const arg::SymInt& s) { return symbol(s.sym, intRepr); },
+            [&](const arg::SymFloat& s) { return symbol(s.sym, floatRepr); },
+            [&](const arg::SymBool& s) { return symbol(s.sym, boolRepr); },
+            [&](const arg::SymInts& s) {
+              return listOf(s.values, [&](const Symbolic<int64_t>& x) { return symbol(x, intRepr); });
+            },
+            [&](const arg::SymFloats& s) {
+              return listOf(s.values, [&](const Symbolic<double>& x) { return symbol(x, floatRepr); });
+            },
+            [&](const arg::SymBools& s) {
+              return listOf(s.values, [&](const Symbolic<bool>& x) { return symbol(x, boolRepr); });
+            },
+            [](const arg::ScalarType& t) { return dtypePythonName(dtypeFromSerialized(t.code).value_or(DType::Unknown)); },
+            [](const arg::Layout& l) { return std::string(layoutRepr(l.code)); },
+            [](const arg::MemoryFormat& m) { return std::string(memoryFormatRepr(m.code)); },
+            [](const arg::Device& d) {
+              std::string out = "device(type=" + pythonStringRepr(d.type);
+              if (d.index) out += ", index=" + std::to_string(*d.index);
+              return out + ")";
+            },
+            [&](const arg::Complex& c) { return "(" + floatRepr(c.real) + "+" + floatRepr(c.imag) + "j)"; },
+            [](const arg::Operator& o) { return operatorRepr(o.name); },
+            [&](const arg::Graph& g) { return holderName(g.value); },
+            [&](const arg::CustomObject& c) { return holderName(c.value); },
+            [&](const arg::StringToArgument& m) {
+              std::vector<std::string> items;
+              for (const auto& [key, v] : m.entries) items.push_back(pythonStringRepr(key) + ": " + arg(v));
+              return join(items, false, "{", "}");
+            },
+            [&](const arg::OutputOf& o) { return m_p.node(o.producer).name + ", " + std::to_string(o.index); },
+            [](const arg::Attribute& at) { return pythonLiteral(at.value); },
+            [](const arg::Unknown& u) { return u.text; }},
+        static_cast<const ArgumentVariant&>(a));
   }
 
   FxRow row(const Node& n) const {
     FxRow r{std::string(opcodeName(n.opcode)), n.name, n.target, "()", "{}"};
     std::vector<std::string> args, kwargs;
     for (const auto& a : n.inputs) {
-      auto next = a.values.cbegin();
-      std::string text = arg(a.arg, next);
+      std::string text = arg(a.arg);
       if (a.keyword) kwargs.push_back(pythonStringRepr(a.name) + ": " + text);
       else args.push_back(text);
     }
@@ -154,7 +140,7 @@ class Renderer {
       r.args = n.returnsTuple ? "(" + join(args, true, "(", ")") + ",)" : join(args, true, "(", ")");
       return r;
     }
-    if (!n.inputs.empty() && n.inputs.front().arg.contains("as_node")) {
+    if (n.picks()) {
       r.args = "(" + args.front() + ")";  // getitem(node, index)
       return r;
     }

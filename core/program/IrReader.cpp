@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "ArgumentJson.h"
 #include "DeferredRelease.h"
 #include "LenientJson.h"
 #include "LoadError.h"
@@ -13,26 +14,6 @@ namespace torchir {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-/// Attribute values move into the program's argument type; NaN and infinities survive.
-nlohmann::json unordered(const Json& j) {
-  if (j.is_object()) {
-    auto out = nlohmann::json::object();
-    for (const auto& [k, v] : j.items()) out[k] = unordered(v);
-    return out;
-  }
-  if (j.is_array()) {
-    auto out = nlohmann::json::array();
-    for (const auto& v : j) out.push_back(unordered(v));
-    return out;
-  }
-  if (j.is_number_float()) return j.get<double>();
-  if (j.is_number_unsigned()) return j.get<uint64_t>();
-  if (j.is_number_integer()) return j.get<int64_t>();
-  if (j.is_boolean()) return j.get<bool>();
-  if (j.is_string()) return j.get<std::string>();
-  return nullptr;
-}
 
 class IrBuilder {
  public:
@@ -153,8 +134,9 @@ class IrBuilder {
     const NodeId id = addNode(Opcode::CallFunction, name, n.at("op_type").get<std::string>());
     for (const auto& in : n.at("inputs")) {
       NodeArgument a;
-      a.arg = nlohmann::json{{"as_tensor", {{"name", in.at("name").get<std::string>()}}}};
-      a.values.push_back(resolveInput(in, name));
+      const ValueId v = resolveInput(in, name);
+      a.arg = arg::Tensor{{v, in.at("name").get<std::string>()}};
+      a.values.push_back(v);
       m_p.values[static_cast<std::size_t>(a.values.back())].users.push_back(id);
       m_p.nodes[id].inputs.push_back(std::move(a));
     }
@@ -163,7 +145,7 @@ class IrBuilder {
       NodeArgument a;
       a.name = key;
       a.keyword = true;
-      a.arg = nlohmann::json{{"as_ir_attr", unordered(value)}};
+      a.arg = arg::Attribute{literalFromJson(value)};
       m_p.nodes[id].inputs.push_back(std::move(a));
     }
     int index = 0;
@@ -188,7 +170,7 @@ class IrBuilder {
       spec.value = v;
       m_p.outputs.push_back(spec);
       NodeArgument a;
-      a.arg = nlohmann::json{{"as_tensor", {{"name", name}}}};
+      a.arg = arg::Tensor{{v, name}};
       a.values.push_back(v);
       m_p.values[static_cast<std::size_t>(v)].users.push_back(out);
       m_p.nodes[out].inputs.push_back(std::move(a));

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ArgumentJson.h"
 #include "LenientJson.h"
 #include "TensorValues.h"
 
@@ -9,7 +10,6 @@ namespace torchir {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using nlohmann::json;
 
 Json tensorMeta(const Value& v) {
   Json shape = Json::array();
@@ -92,7 +92,7 @@ class IrBuilder {
   /// A getitem of a None result (auto_functionalized of an op that returns nothing): only
   /// torch.export.load makes it; pytorch-ir reads the exported graph, which has none.
   bool picksNone(const Node& n) const {
-    return n.target == "<built-in function getitem>" && n.outputs.size() == 1 &&
+    return isGetItem(n) && n.outputs.size() == 1 &&
            m_p.value(n.outputs.front()).kind == ValueKind::None;
   }
 
@@ -126,11 +126,10 @@ class IrBuilder {
 
   Json node(const Node& n) {
     Json inputs = Json::array(), outputs = Json::array(), attrs = Json::object();
-    const bool getitem = !n.inputs.empty() && n.inputs.front().arg.contains("as_node");
-    if (getitem) {
-      const auto producer = m_p.findNode(n.inputs.front().arg.at("as_node").get<std::string>());
-      if (producer) appendArgMetas(*producer, inputs);
-      attrs["index"] = n.inputs.front().arg.at("index");
+    const arg::OutputOf* picked = n.picks();
+    if (picked) {
+      appendArgMetas(picked->producer, inputs);
+      attrs["index"] = picked->index;
     }
     for (std::size_t i = 0; i < n.outputs.size(); ++i) {
       const Value& v = m_p.value(n.outputs[i]);
@@ -139,7 +138,7 @@ class IrBuilder {
       m["name"] = n.returnsTuple ? m_metaNames[static_cast<std::size_t>(v.id)] : n.name;
       outputs.push_back(m);
     }
-    if (!getitem) {
+    if (!picked) {
       for (const auto& a : n.inputs)
         if (!a.keyword) appendTensorArgs(a, inputs);
       attrs = opAttrs(n);
@@ -162,17 +161,20 @@ class IrBuilder {
       if (!a.keyword) positional.push_back(&a);
     Json sizes = Json::array(), masks = Json::array();
     for (std::size_t i = 0; i < specs.size() && i < positional.size(); ++i) {
-      const auto& arg = positional[i]->arg;
-      const auto kind = arg.begin().key();
-      if (!specs[i].isTensorList || (kind != "as_tensors" && kind != "as_optional_tensors")) continue;
+      if (!specs[i].isTensorList) continue;
+      const Argument& arg = positional[i]->arg;
+      std::vector<bool> none;
+      if (const auto* list = arg.as<arg::Tensors>()) none.assign(list->tensors.size(), false);
+      else if (const auto* optional = arg.as<arg::OptionalTensors>())
+        for (const auto& t : optional->tensors) none.push_back(!t);
+      else continue;
       int count = 0;
       Json mask = Json::array();
       bool anyNone = false;
-      for (const auto& t : arg.at(kind)) {
-        const bool none = kind == "as_optional_tensors" && t.begin().key() == "as_none";
-        count += none ? 0 : 1;
-        anyNone |= none;
-        mask.push_back(none);
+      for (bool isNone : none) {
+        count += isNone ? 0 : 1;
+        anyNone |= isNone;
+        mask.push_back(isNone);
       }
       sizes.push_back(count);
       if (anyNone) masks.push_back(mask);
@@ -182,59 +184,18 @@ class IrBuilder {
     for (std::size_t i = 0; i < specs.size() && i < positional.size(); ++i) {
       const auto& a = *positional[i];
       if (!a.values.empty()) continue;  // a node, or a list holding one
-      const auto kind = a.arg.begin().key();
-      if (kind == "as_none" && specs[i].isTensor) continue;
-      if (kind == "as_optional_tensor" && a.arg.at(kind).begin().key() == "as_none" && specs[i].isTensor) continue;
+      const auto* optional = a.arg.as<arg::OptionalTensor>();
+      if ((a.arg.is<arg::None>() || (optional && !optional->tensor)) && specs[i].isTensor) continue;
       attrs[specs[i].name] = pythonValue(a);
     }
     return attrs;
   }
 
-  /// The argument as Python holds it, then as `json.dumps(default=str)` writes it.
+  /// The argument as Python holds it, then as `json.dumps(default=str)` writes it: a value of
+  /// the graph as str() of the FX node holding it.
   Json pythonValue(const NodeArgument& a) {
-    const auto kind = a.arg.begin().key();
-    const auto& b = a.arg.at(kind);
-    if (kind == "as_none") return nullptr;
-    if (kind == "as_int" || kind == "as_bool" || kind == "as_string" || kind == "as_ints" || kind == "as_bools" ||
-        kind == "as_strings")
-      return Json::parse(b.dump());
-    if (kind == "as_float") return serializedFloat(b);
-    if (kind == "as_floats") {
-      Json out = Json::array();
-      for (const auto& f : b) out.push_back(serializedFloat(f));
-      return out;
-    }
-    if (kind == "as_scalar_type") return dtypePythonName(dtypeFromSerialized(b.get<int>()).value_or(DType::Unknown));
-    if (kind == "as_device") {
-      std::string s = b.at("type").get<std::string>();
-      if (b.contains("index") && b.at("index").is_number_integer()) s += ":" + b.at("index").dump();
-      return s;
-    }
-    if (kind == "as_layout") return b.get<int>() == 7 || b.get<int>() == 0 ? "torch.strided" : "torch.sparse_coo";
-    if (kind == "as_memory_format") {
-      static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
-                                    "torch.channels_last_3d", "torch.preserve_format"};
-      const int i = b.get<int>();
-      return i >= 0 && i <= 4 ? names[i] : "torch.contiguous_format";
-    }
-    if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
-      const auto k = b.begin().key();
-      return k == "as_name" ? Json(b.at(k)) : Json::parse(b.at(k).dump());
-    }
-    if (kind == "as_sym_ints") {
-      Json out = Json::array();
-      for (const auto& s : b) out.push_back(Json::parse(s.begin().value().dump()));
-      return out;
-    }
-    if (kind == "as_tensor") return m_p.node(m_holder.at(a.values.front())).name;  // str(Node)
-    if (kind == "as_tensors") {  // a list of Nodes, each str()
-      Json out = Json::array();
-      for (ValueId v : a.values) out.push_back(m_p.node(m_holder.at(v)).name);
-      return out;
-    }
-    return Json::parse(b.dump());
+    return pythonJson(a.arg, [this](ValueId v) { return m_p.node(m_holder.at(v)).name; });
   }
-
 
   const Program& m_p;
   const SchemaLookup& m_schemas;

@@ -2,19 +2,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "Argument.h"
 #include "DType.h"
+#include "Ids.h"
 #include "TensorData.h"
 
 namespace torchir {
-
-using ValueId = int32_t;
-using NodeId = int32_t;
-constexpr int32_t kNone = -1;
 
 /// One dimension: a concrete size, or a symbol (`s0`, `s0*2`) with the size it had when exported.
 struct Dim {
@@ -42,13 +39,13 @@ struct Value {
 enum class Opcode : uint8_t { Placeholder, CallFunction, GetAttr, Output };
 std::string_view opcodeName(Opcode op);
 
-/// One argument as the node passes it: schema name, positional or keyword, and the serialized
-/// ExportedProgram argument union (`{"as_tensor": {"name": "x"}}`), with the values it names.
+/// One argument as the node passes it: schema name, positional or keyword, the typed argument,
+/// and the graph values it names.
 struct NodeArgument {
   std::string name;
   bool keyword = false;
-  nlohmann::json arg;
-  std::vector<ValueId> values;  // tensor/symbol values named in `arg`, in order
+  Argument arg;
+  std::vector<ValueId> values;  // collectValues(arg): tensors, symbols, graphs, objects, in order
 };
 
 /// A frame of the `nn_module_stack`: module path (`layer1.0.conv1`) and its class.
@@ -70,7 +67,15 @@ struct Node {
   std::vector<ModuleFrame> moduleStack;  // outermost first
   /// A get_attr node of a higher-order op's graph argument: its index in Program::subgraphs.
   int32_t subgraph = kNone;
+
+  /// For a .pt2 getitem node, the multi-output node and the output it picks; null otherwise.
+  const arg::OutputOf* picks() const { return inputs.empty() ? nullptr : inputs.front().arg.as<arg::OutputOf>(); }
 };
+
+/// FX's target of getitem nodes: the .pt2's (which pick an output of the node before them) and
+/// pytorch-ir's (an op of its own, on the producer's outputs).
+constexpr std::string_view kGetItemTarget = "<built-in function getitem>";
+inline bool isGetItem(const Node& n) { return n.opcode == Opcode::CallFunction && n.target == kGetItemTarget; }
 
 /// One module of the `nn_module_stack` hierarchy; index 0 is the root (path "").
 struct Module {
@@ -99,7 +104,7 @@ struct InputSpec {
 struct OutputSpec {
   OutputKind kind = OutputKind::UserOutput;
   ValueId value = kNone;  // kNone when the output is a constant
-  nlohmann::json constant;
+  Argument constant;      // the constant, then
   std::string target;
 };
 

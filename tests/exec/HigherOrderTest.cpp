@@ -111,7 +111,7 @@ class HigherOrderTest : public QObject {
     // `_self_base_index`), and relu_ mutates its clone, not the program's value.
     Program p = loadProgram(fixturePath("custom_inplace", ".pt2"));
     for (auto& a : nodeNamed(p, "auto_functionalized_v2").inputs) {
-      if (a.arg.contains("as_operator")) a.arg["as_operator"] = "torch.ops.aten.relu_.default";
+      if (a.arg.is<arg::Operator>()) a.arg = arg::Operator{"torch.ops.aten.relu_.default"};
       if (a.name == "_x_base_index") a.name = "_self_base_index";
     }
     auto s = atenBackend().createSession(p);
@@ -138,7 +138,7 @@ class HigherOrderTest : public QObject {
     // place of the Python op the program must give the eager model's outputs.
     Program p = loadProgram(fixturePath("custom_inplace_list", ".pt2"));
     for (auto& a : nodeNamed(p, "auto_functionalized_v2").inputs) {
-      if (a.arg.contains("as_operator")) a.arg["as_operator"] = "torch.ops.aten._foreach_mul_.Scalar";
+      if (a.arg.is<arg::Operator>()) a.arg = arg::Operator{"torch.ops.aten._foreach_mul_.Scalar"};
       if (a.name == "factor") a.name = "scalar";
       if (a.name.rfind("_xs_", 0) == 0) a.name = "_self_" + a.name.substr(4);
     }

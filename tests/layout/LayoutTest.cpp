@@ -89,7 +89,11 @@ Program chainOfLayers(int layers) {
   auto node = [&](Opcode op, const std::string& target, std::vector<ValueId> in, int module) {
     Node n;
     n.id = static_cast<NodeId>(p.nodes.size()), n.opcode = op, n.name = "n" + std::to_string(n.id), n.target = target;
-    if (!in.empty()) n.inputs.push_back({"x", false, nlohmann::json::object(), in});
+    if (!in.empty()) {
+      arg::Tensors tensors;
+      for (ValueId v : in) tensors.tensors.push_back({v, "v" + std::to_string(v)});
+      n.inputs.push_back({"x", false, std::move(tensors), in});
+    }
     for (ValueId v : in) p.values[static_cast<std::size_t>(v)].users.push_back(n.id);
     if (op != Opcode::Output) n.outputs.push_back(value(n.id));
     p.nodes.push_back(n);

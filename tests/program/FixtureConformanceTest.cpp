@@ -60,11 +60,12 @@ class FixtureConformanceTest : public QObject {
     const Node& cond = p.node(*p.findNode("cond"));
     int graphs = 0;
     for (const NodeArgument& a : cond.inputs) {
-      if (!a.arg.contains("as_graph")) continue;
+      const auto* graph = a.arg.as<arg::Graph>();
+      if (!graph) continue;
       ++graphs;
-      QCOMPARE(a.arg.at("as_graph").size(), std::size_t(1));
-      const std::string name = a.arg.at("as_graph").at("name");
-      const Node& getAttr = p.node(p.value(a.values.at(0)).producer);
+      const std::string name = graph->name;
+      QCOMPARE(a.values, std::vector<ValueId>{graph->value});
+      const Node& getAttr = p.node(p.value(graph->value).producer);
       QCOMPARE(getAttr.name, name);  // the get_attr node, whose subgraph is the body
       QVERIFY(getAttr.subgraph >= 0);
     }

@@ -8,71 +8,69 @@ namespace torchir::ui {
 
 namespace {
 
-using nlohmann::json;
+QString text(const std::string& s) { return QString::fromStdString(s); }
+QString boolText(bool b) { return b ? QStringLiteral("True") : QStringLiteral("False"); }
+QString intText(int64_t i) { return QString::number(i); }
+QString floatText(double d) { return text(torchir::pythonFloatRepr(d)); }
+QString stringText(const std::string& s) { return text(torchir::pythonStringRepr(s)); }
 
-QString scalarText(const json& v) {
-  if (v.is_boolean()) return v.get<bool>() ? QStringLiteral("True") : QStringLiteral("False");
-  if (v.is_number_float()) return QString::fromStdString(torchir::pythonFloatRepr(v.get<double>()));
-  if (v.is_string()) return QString::fromStdString(torchir::pythonStringRepr(v.get<std::string>()));
-  if (v.is_null()) return QStringLiteral("None");
-  return QString::fromStdString(v.dump());
+template <class T, class F>
+QString listText(const std::vector<T>& items, F f) {
+  QStringList out;
+  for (const auto& x : items) out << f(x);
+  return QLatin1Char('[') + out.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-QString listText(const json& list) {
-  QStringList items;
-  for (const json& v : list) items << scalarText(v);
-  return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-// The kind's name without "as_": "as_ints" -> "int[]", as the schema would spell it.
-QString typeOfKind(const std::string& kind) {
-  static const std::pair<const char*, const char*> kTypes[] = {
-      {"as_tensor", "Tensor"},       {"as_tensors", "Tensor[]"},     {"as_optional_tensors", "Tensor?[]"},
-      {"as_optional_tensor", "Tensor?"}, {"as_int", "int"},          {"as_ints", "int[]"},
-      {"as_float", "float"},         {"as_floats", "float[]"},       {"as_bool", "bool"},
-      {"as_bools", "bool[]"},        {"as_string", "str"},           {"as_strings", "str[]"},
-      {"as_sym_int", "SymInt"},      {"as_sym_ints", "SymInt[]"},    {"as_sym_float", "SymFloat"},
-      {"as_sym_bool", "SymBool"},    {"as_scalar_type", "ScalarType"}, {"as_memory_format", "MemoryFormat"},
-      {"as_layout", "Layout"},       {"as_device", "Device"},        {"as_none", "None"},
-      {"as_graph", "graph"},         {"as_custom_obj", "object"},    {"as_complex", "complex"}};
-  for (const auto& [k, t] : kTypes)
-    if (kind == k) return QLatin1String(t);
-  return QString::fromStdString(kind.rfind("as_", 0) == 0 ? kind.substr(3) : kind);
+/// The value of an argument that names no value of the graph, as Python would print it.
+QString constantText(const torchir::Argument& a) {
+  using namespace torchir;
+  if (a.is<arg::None>()) return QStringLiteral("None");
+  if (const auto* i = a.as<arg::Int>()) return intText(i->value);
+  if (const auto* f = a.as<arg::Float>()) return floatText(f->value);
+  if (const auto* b = a.as<arg::Bool>()) return boolText(b->value);
+  if (const auto* s = a.as<arg::String>()) return stringText(s->value);
+  if (const auto* l = a.as<arg::Ints>()) return listText(l->values, intText);
+  if (const auto* l = a.as<arg::Floats>()) return listText(l->values, floatText);
+  if (const auto* l = a.as<arg::Bools>()) return listText(l->values, boolText);
+  if (const auto* l = a.as<arg::Strings>()) return listText(l->values, stringText);
+  if (const auto* l = a.as<arg::IntLists>())
+    return listText(l->values, [](const std::vector<int64_t>& x) { return listText(x, intText); });
+  if (const auto* s = a.as<arg::SymInt>()) return intText(s->sym.constant);
+  if (const auto* s = a.as<arg::SymFloat>()) return floatText(s->sym.constant);
+  if (const auto* s = a.as<arg::SymBool>()) return boolText(s->sym.constant);
+  if (const auto* l = a.as<arg::SymInts>())
+    return listText(l->values, [](const Symbolic<int64_t>& x) { return intText(x.constant); });
+  if (const auto* l = a.as<arg::SymFloats>())
+    return listText(l->values, [](const Symbolic<double>& x) { return floatText(x.constant); });
+  if (const auto* t = a.as<arg::ScalarType>())
+    return text(dtypePythonName(dtypeFromSerialized(t->code).value_or(DType::Unknown)));
+  if (const auto* d = a.as<arg::Device>()) return text(d->type + (d->index ? ":" + std::to_string(*d->index) : ""));
+  if (const auto* c = a.as<arg::Complex>()) return QStringLiteral("(%1+%2j)").arg(floatText(c->real), floatText(c->imag));
+  if (const auto* o = a.as<arg::Operator>()) return text(o->name);
+  if (const auto* at = a.as<arg::Attribute>()) return text(pythonLiteral(at->value));
+  if (const auto* u = a.as<arg::Unknown>()) return text(u->text);
+  if (const auto* l = a.as<arg::Layout>()) return intText(l->code);
+  if (const auto* m = a.as<arg::MemoryFormat>()) return intText(m->code);
+  return {};
 }
 
 }  // namespace
 
 ExportedArgumentText exportedArgumentText(const torchir::Program& program, const torchir::NodeArgument& argument) {
+  using namespace torchir;
   ExportedArgumentText out;
-  const json& a = argument.arg;
-  if (!a.is_object() || a.empty()) {
-    out.value = QString::fromStdString(a.dump());
-    return out;
-  }
-  const std::string kind = a.begin().key();
-  const json& body = a.begin().value();
-  out.type = typeOfKind(kind);
+  const Argument& a = argument.arg;
+  out.type = QLatin1String(argumentTypeName(a).data(), static_cast<int>(argumentTypeName(a).size()));
   // Values the argument names (tensors, symbols) are shown by name, in order.
   if (!argument.values.empty()) {
     QStringList names;
-    for (torchir::ValueId v : argument.values) names << QString::fromStdString(program.value(v).name);
-    const bool list = kind == "as_tensors" || kind == "as_optional_tensors" || kind == "as_sym_ints";
+    for (ValueId v : argument.values) names << text(program.value(v).name);
+    const bool list = a.is<arg::Tensors>() || a.is<arg::OptionalTensors>() || a.is<arg::SymInts>();
     out.value = list ? QLatin1Char('[') + names.join(QStringLiteral(", ")) + QLatin1Char(']')
                      : names.join(QStringLiteral(", "));
     return out;
   }
-  if (kind == "as_scalar_type" && body.is_number_integer()) {
-    out.value = QString::fromStdString(
-        torchir::dtypePythonName(torchir::dtypeFromSerialized(body.get<int>()).value_or(torchir::DType::Unknown)));
-  } else if (body.is_array()) {
-    out.value = listText(body);
-  } else if (kind == "as_none") {
-    out.value = QStringLiteral("None");
-  } else if (body.is_object() && body.size() == 1) {
-    out.value = scalarText(body.begin().value());  // as_sym_int: {"as_int": 3}
-  } else {
-    out.value = scalarText(body);
-  }
+  out.value = constantText(a);
   return out;
 }
 
