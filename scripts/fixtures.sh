@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Writes the fixture zoo with the pinned torch and pytorch-ir, once per version of the script and
-# the requirements; later runs reuse it. Prints the folder.
+# the requirements; later runs reuse it. Then the programs written by older torch versions, each
+# from a Python environment of its own (outside the clone, made once). Prints the folder.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 venv=${1:?usage: fixtures.sh VENV}
+cache=${TORCHIR_CACHE:-$HOME/.cache/torchir}
 key=$(cat "$here/../tests/fixtures/make_fixtures.py" "$here/../tests/fixtures/make_old_layouts.py" \
   "$here/requirements.txt" | sha256sum | cut -c1-16)
-dir=${TORCHIR_CACHE:-$HOME/.cache/torchir}/fixtures/$key
+dir=$cache/fixtures/$key
 if [ ! -f "$dir/manifest.json" ]; then
   echo "fixtures: writing the zoo to $dir" >&2
   tmp=$(mktemp -d "${dir%/*}/.tmp.XXXXXX" 2>/dev/null || { mkdir -p "${dir%/*}"; mktemp -d "${dir%/*}/.tmp.XXXXXX"; })
@@ -16,5 +18,31 @@ if [ ! -f "$dir/manifest.json" ]; then
   OMP_NUM_THREADS=1 "$venv/bin/python" "$here/../tests/fixtures/make_old_layouts.py" "$tmp" >&2
   rm -rf "$dir"
   mv "$tmp" "$dir"
+fi
+
+# A Python environment with torch VERSION alone, for writing programs as that version did.
+old_torch_venv() {
+  local version=$1 env=$cache/venv-torch${1%.*}
+  if [ ! -f "$env/.torch-$version" ]; then
+    echo "fixtures: preparing torch $version in $env" >&2
+    [ -x "$env/bin/python" ] || "${PYTHON:-python3}" -m venv "$env"
+    "$env/bin/pip" install -q "torch==$version" numpy >&2
+    touch "$env/.torch-$version"
+  fi
+  echo "$env"
+}
+
+script=$here/../tests/fixtures/make_old_torch.py
+old_key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
+if [ "$(cat "$dir/old_torch/.key" 2>/dev/null)" != "$old_key" ]; then
+  echo "fixtures: writing programs of older torch versions to $dir/old_torch" >&2
+  tmp=$(mktemp -d "$dir/.old_torch.XXXXXX")
+  for version in 2.7.1 2.8.0; do
+    OMP_NUM_THREADS=1 "$(old_torch_venv "$version")/bin/python" "$script" write "$tmp" >&2
+  done
+  OMP_NUM_THREADS=1 "$venv/bin/python" "$script" reference "$tmp" 2>&1 | grep -v "legacy format" >&2
+  echo "$old_key" > "$tmp/.key"
+  rm -rf "$dir/old_torch"
+  mv "$tmp" "$dir/old_torch"
 fi
 echo "$dir"

@@ -57,11 +57,11 @@ inline std::string weightMismatch(const Program& p, const TensorMap& torchWeight
   return compared == p.weights.size() ? "" : "the program holds weights its signature does not name";
 }
 
-/// Our FX table of the program against the one torch printed for fixture `name`
-/// (`<name>.table.json`), cell for cell: empty when equal, else the first difference.
-inline std::string fxTableMismatch(const Program& p, const std::string& name) {
+/// Our FX table of the program against the one torch printed (a `.table.json` file), cell for
+/// cell: empty when equal, else the first difference.
+inline std::string fxTableMismatchWith(const Program& p, const std::string& tablePath) {
   const auto rows = fxTable(p);
-  const auto expected = readJson(fixturePath(name, ".table.json"));
+  const auto expected = readJson(tablePath);
   if (rows.size() != expected.size())
     return std::to_string(rows.size()) + " rows, torch printed " + std::to_string(expected.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -73,6 +73,11 @@ inline std::string fxTableMismatch(const Program& p, const std::string& name) {
         return "row " + std::to_string(i) + " " + column + ": " + *ours + " vs " + e.at(column).get<std::string>();
   }
   return "";
+}
+
+/// The same for fixture `name`, whose table is `<name>.table.json`.
+inline std::string fxTableMismatch(const Program& p, const std::string& name) {
+  return fxTableMismatchWith(p, fixturePath(name, ".table.json"));
 }
 
 /// One row per fixture of the manifest: QFETCH(QString, name), QFETCH(bool, meta) etc.
