@@ -5,13 +5,19 @@ Each way of opening runs REPEATS times after one warm-up (which brings the file 
 cache for all of them); medians and ratios are reported:
 - `torchir info FILE --json` as a whole process: start-up, libtorch's static initialisation included;
 - `bench/open_pt2` in process: what opening a file costs the running app;
+- `json.load` of the archive's `models/model.json` alone (extracted to a file first): what parsing
+  the program's JSON costs Python, before anything is built from it;
 - `torch.export.load(FILE)` in this Python process (`import torch` not counted).
 """
 
 import statistics
+import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
 
 import torch
 
@@ -35,13 +41,25 @@ def main():
                            capture_output=True, text=True).stdout.split("\n")
     inproc_all = [float(line.split()[0]) for line in lines if line][1:]
     inproc = statistics.median(inproc_all)
+    with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
+        record = next(n for n in z.namelist() if n.endswith("models/model.json") or n == "serialized_exported_program.json")
+        model_json = z.extract(record, tmp)
+        size = os.path.getsize(model_json)
+
+        def load_json():
+            with open(model_json) as f:
+                json.load(f)
+
+        parse, parse_all = timed(load_json, repeats)
     theirs, theirs_all = timed(lambda: torch.export.load(path), repeats)
     print(f"file: {path}")
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, repeats {repeats}")
     print(f"torchir info (whole process)   median {cli:.3f} s  runs {[round(t, 3) for t in ours_all]}")
     print(f"open_pt2 (in process)          median {inproc:.3f} s  runs {[round(t, 3) for t in inproc_all]}")
+    print(f"json.load of model.json ({size / 1e6:.1f} MB) median {parse:.3f} s  runs {[round(t, 3) for t in parse_all]}")
     print(f"torch.export.load (in process) median {theirs:.3f} s  runs {[round(t, 3) for t in theirs_all]}")
     print(f"ratio, torchir info: {theirs / cli:.1f}x; in process: {theirs / inproc:.1f}x")
+    print(f"torchir info / json.load: {cli / parse:.2f}; in process: {inproc / parse:.2f}")
 
 
 if __name__ == "__main__":

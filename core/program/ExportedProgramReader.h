@@ -1,6 +1,6 @@
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "Program.h"
 
@@ -9,9 +9,11 @@ namespace torchir {
 /// The schema major version this reader understands (torch/_export/serde/schema.py).
 constexpr int kSupportedSchemaMajor = 8;
 
-/// Builds the graph, signature and symbol ranges of `program` from an ExportedProgram JSON
-/// (`models/model.json`), the way torch.export.load rebuilds its FX graph: one getitem node per
-/// output of a multi-output op, placeholders in signature order. `file` names errors.
-void readExportedProgram(const nlohmann::json& ep, const std::string& file, Program& program);
+/// Builds the graph, signature and symbol ranges of `program` from an ExportedProgram JSON's text
+/// (`record`, `models/model.json`), the way torch.export.load rebuilds its FX graph: one getitem
+/// node per output of a multi-output op, placeholders in signature order. The program model is
+/// built as the JSON is read (simdjson On-Demand): no tree of the JSON is made. Errors are
+/// LoadErrors naming `file`.
+void readExportedProgram(std::string_view text, const std::string& file, const std::string& record, Program& program);
 
 }  // namespace torchir

@@ -175,8 +175,7 @@ Json parseLenient(std::string_view text) {
 
 template <typename Json>
 Json parseFile(std::string_view text, const std::string& file, const std::string& what) {
-  if (jsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth)
-    throw LoadError(file, what + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  refuseDeepJson(scanJson(text, kMaxJsonDepth), file, what);
   try {
     return parseLenient<Json>(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -188,29 +187,49 @@ Json parseFile(std::string_view text, const std::string& file, const std::string
 
 }  // namespace
 
-int jsonNestingDepth(std::string_view text, int limit) {
+JsonScan scanJson(std::string_view text, int limit) {
   // Most of a program's bytes are inside strings: memchr (vectorized) jumps to each string's end.
   const char* p = text.data();
   const char* const end = p + text.size();
-  int depth = 0, deepest = 0;
+  JsonScan scan;
+  int depth = 0;
   while (p < end) {
     const char c = *p++;
     if (c == '"') {
       for (;;) {
         const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
-        if (!quote) return deepest;
+        if (!quote) return scan;
         std::size_t backslashes = 0;
         while (quote - backslashes > p && quote[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') ++backslashes;
         p = quote + 1;
         if (backslashes % 2 == 0) break;  // not escaped: the string ends here
       }
     } else if (c == '[' || c == '{') {
-      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+      if (++depth > scan.depth && (scan.depth = depth) > limit) return scan;
     } else if (c == ']' || c == '}') {
       --depth;
+    } else if (c == 'N' || c == 'I') {
+      scan.bareNonFinite = true;
     }
   }
-  return deepest;
+  return scan;
+}
+
+int jsonNestingDepth(std::string_view text, int limit) { return scanJson(text, limit).depth; }
+
+void refuseDeepJson(const JsonScan& scan, const std::string& file, const std::string& what) {
+  if (scan.depth > kMaxJsonDepth)
+    throw LoadError(file, what + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+}
+
+std::string quoteNonFinite(std::string_view text) { return quoteMarkers(text); }
+
+std::optional<double> nonFiniteMarker(std::string_view s) {
+  if (s.empty() || s[0] != '\x01') return std::nullopt;
+  if (s == kNaN) return std::numeric_limits<double>::quiet_NaN();
+  if (s == kInf) return std::numeric_limits<double>::infinity();
+  if (s == kNegInf) return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 nlohmann::json parseFileJson(std::string_view text, const std::string& file, const std::string& what) {

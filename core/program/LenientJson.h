@@ -27,6 +27,22 @@ nlohmann::ordered_json parseFileOrderedJson(std::string_view text, const std::st
 /// passes `limit`: linear, no recursion, no allocation.
 int jsonNestingDepth(std::string_view text, int limit);
 
+/// What one linear walk of JSON text tells before it is parsed: its depth (as jsonNestingDepth)
+/// and whether a letter N or I stands outside a string (Python's bare NaN and Infinity).
+struct JsonScan {
+  int depth = 0;
+  bool bareNonFinite = false;
+};
+JsonScan scanJson(std::string_view text, int limit);
+
+/// Throws LoadError naming `file` and `what` when the text nests deeper than kMaxJsonDepth.
+void refuseDeepJson(const JsonScan& scan, const std::string& file, const std::string& what);
+
+/// The text with bare NaN, Infinity and -Infinity replaced by marker strings, for parsers that
+/// take strict JSON; nonFiniteMarker() reads a marker back as its float.
+std::string quoteNonFinite(std::string_view text);
+std::optional<double> nonFiniteMarker(std::string_view s);
+
 /// An integer JSON number that fits int64 exactly; nullopt for floats (`2.5`, `2.0`), strings,
 /// or unsigned numbers past INT64_MAX, which a plain get<int64_t>() would truncate or wrap.
 template <class Json>

@@ -101,10 +101,7 @@ void readPickledTensors(const Pt2Archive& archive, const std::string& record, Pr
 
 /// The ExportedProgram JSON in `record`.
 void readProgramJson(const Pt2Archive& archive, const std::string& record, Program& program) {
-  json ep = parseFileJson(archive.text(record), archive.path(), record);
-  if (!ep.is_object()) throw LoadError(archive.path(), record + " is not an ExportedProgram object");
-  readExportedProgram(ep, archive.path(), program);
-  releaseLater(std::make_shared<json>(std::move(ep)));
+  readExportedProgram(archive.text(record), archive.path(), record, program);
 }
 
 /// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.

@@ -4,17 +4,14 @@
 #include "FuzzInput.h"
 #include "program/ExportedProgramReader.h"
 #include "program/FxTable.h"
-#include "program/LenientJson.h"
 #include "program/ModuleTree.h"
 #include "program/ProgramSummary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::expectLoadErrorOrSuccess([&] {
-    const auto ep = torchir::parseFileJson(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
-                                           "models/model.json");
-    if (!ep.is_object()) return;
     torchir::Program p;
-    torchir::readExportedProgram(ep, "fuzz.pt2", p);
+    torchir::readExportedProgram(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
+                                 "models/model.json", p);
     torchir::buildModuleTree(p);
     torchir::fxTable(p);
     torchir::summarize(p);

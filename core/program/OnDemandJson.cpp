@@ -1,0 +1,121 @@
+#include "OnDemandJson.h"
+
+#include <limits>
+
+#include "LenientJson.h"
+#include "LoadError.h"
+
+namespace torchir::json {
+
+void Reader::fail(const std::string& what) const { throw LoadError(m_file, what); }
+
+void Reader::fail(simdjson::error_code e, const std::string& what) const {
+  switch (e) {
+    case simdjson::INCORRECT_TYPE:
+    case simdjson::NO_SUCH_FIELD:
+    case simdjson::NUMBER_OUT_OF_RANGE:
+    case simdjson::INDEX_OUT_OF_BOUNDS: fail(what);
+    default: fail(m_record + " is not valid JSON (" + simdjson::error_message(e) + ")");
+  }
+}
+
+od::object Reader::object(od::value v, const std::string& what) const {
+  od::object o;
+  if (const auto e = v.get_object().get(o)) fail(e, what + " is not an object");
+  return o;
+}
+
+od::array Reader::array(od::value v, const std::string& what) const {
+  od::array a;
+  if (const auto e = v.get_array().get(a)) fail(e, what + " is not an array");
+  return a;
+}
+
+std::string_view Reader::string(od::value v, const std::string& what) const {
+  std::string_view s;
+  if (const auto e = v.get_string().get(s)) fail(e, what + " is not a string");
+  return s;
+}
+
+bool Reader::boolean(od::value v, const std::string& what) const {
+  bool b = false;
+  if (const auto e = v.get_bool().get(b)) fail(e, what + " is not true or false");
+  return b;
+}
+
+int64_t Reader::int64(od::value v, const std::string& what) const {
+  const auto i = exactInt(v);
+  if (!i) fail(what + " is not a 64-bit integer");
+  return *i;
+}
+
+od::value Reader::field(od::object& o, std::string_view key, const std::string& where) const {
+  od::value v;
+  if (const auto e = o.find_field_unordered(key).get(v)) fail(e, where + " has no '" + std::string(key) + "'");
+  return v;
+}
+
+std::optional<od::value> Reader::optionalField(od::object& o, std::string_view key) const {
+  od::value v;
+  if (const auto e = o.find_field_unordered(key).get(v)) {
+    if (e == simdjson::NO_SUCH_FIELD) return std::nullopt;
+    fail(e, "");
+  }
+  bool null = false;
+  if (v.is_null().get(null) == simdjson::SUCCESS && null) return std::nullopt;
+  return v;
+}
+
+od::json_type typeOf(const Reader& r, od::value& v) {
+  od::json_type t;
+  if (const auto e = v.type().get(t)) r.fail(e, "a value");
+  return t;
+}
+
+std::optional<int64_t> exactInt(od::value& v) {
+  od::json_type t;
+  bool integer = false;
+  int64_t i = 0;
+  if (v.type().get(t) || t != od::json_type::number || v.is_integer().get(integer) || !integer) return std::nullopt;
+  if (v.get_int64().get(i)) return std::nullopt;  // past int64
+  return i;
+}
+
+std::optional<double> floatOf(od::value& v) {
+  od::json_type t;
+  if (v.type().get(t)) return std::nullopt;
+  if (t == od::json_type::number) {
+    double d = 0;
+    if (v.get_double().get(d)) return std::nullopt;
+    return d;
+  }
+  std::string_view s;
+  if (t != od::json_type::string || v.get_string().get(s)) return std::nullopt;
+  if (const auto marked = nonFiniteMarker(s)) return marked;
+  if (s == "Infinity") return std::numeric_limits<double>::infinity();
+  if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+  if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+std::string rawText(const Reader& r, od::value v) {
+  std::string_view text;
+  switch (typeOf(r, v)) {
+    case od::json_type::object: {
+      od::object o = r.object(v, "a value");
+      if (const auto e = o.raw_json().get(text)) r.fail(e, "a value");
+      break;
+    }
+    case od::json_type::array: {
+      od::array a = r.array(v, "a value");
+      if (const auto e = a.raw_json().get(text)) r.fail(e, "a value");
+      break;
+    }
+    default: text = v.raw_json_token(); break;
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return std::string(text);
+}
+
+}  // namespace torchir::json

@@ -1,0 +1,100 @@
+#pragma once
+// Reading a file's JSON with simdjson's On-Demand API, straight into the program model (no tree
+// is built). The helpers turn a value of the wrong kind or a missing field into the file's
+// LoadError, naming what was expected, and a syntax error into "RECORD is not valid JSON (...)".
+#include <simdjson.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace torchir::json {
+
+namespace od = simdjson::ondemand;
+
+class Reader {
+ public:
+  Reader(std::string file, std::string record) : m_file(std::move(file)), m_record(std::move(record)) {}
+
+  const std::string& file() const { return m_file; }
+  const std::string& record() const { return m_record; }
+
+  [[noreturn]] void fail(const std::string& what) const;
+  /// A failed access: `what` when the JSON is well formed but not what the schema says, else
+  /// the syntax error.
+  [[noreturn]] void fail(simdjson::error_code e, const std::string& what) const;
+
+  od::object object(od::value v, const std::string& what) const;
+  od::array array(od::value v, const std::string& what) const;
+  std::string_view string(od::value v, const std::string& what) const;
+  bool boolean(od::value v, const std::string& what) const;
+  /// An integer that fits int64 exactly (not 2.0, 2.5 or 2^64): "WHAT is not a 64-bit integer".
+  int64_t int64(od::value v, const std::string& what) const;
+
+  od::value field(od::object& o, std::string_view key, const std::string& where) const;
+  /// The field, or nullopt when the object has none (or it is null).
+  std::optional<od::value> optionalField(od::object& o, std::string_view key) const;
+
+ private:
+  std::string m_file, m_record;
+};
+
+/// What kind of JSON value `v` is; a syntax error where it should start fails through `r`.
+od::json_type typeOf(const Reader& r, od::value& v);
+/// An integer, when `v` is a number written without fraction or exponent that fits int64.
+std::optional<int64_t> exactInt(od::value& v);
+/// A float: a number, or a non-finite one written as a string ("Infinity", "-Infinity", "NaN")
+/// or as a bare token (which the text's markers stand for).
+std::optional<double> floatOf(od::value& v);
+/// The value's JSON text as written.
+std::string rawText(const Reader& r, od::value v);
+
+/// A serialized union, an object of exactly one field (`{"as_tensor": {...}}`): calls
+/// `read(key, value)` on it. False when `v` is not such an object or `read` returns false.
+template <class Read>
+bool readUnion(const Reader& r, od::value v, Read&& read) {
+  od::object o;
+  if (v.get_object().get(o)) return false;
+  bool seen = false;
+  for (auto field : o) {
+    std::string_view key;
+    od::value body;
+    if (seen) return false;  // a second key
+    seen = true;
+    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
+    if (const auto e = field.value().get(body)) r.fail(e, "a value");
+    if (!read(key, body)) return false;
+  }
+  return seen;
+}
+
+/// Calls `read(element)` for each element of an array; false when `v` is not an array or `read`
+/// returns false.
+template <class Read>
+bool forEach(const Reader& r, od::value v, Read&& read) {
+  od::array a;
+  if (v.get_array().get(a)) return false;
+  for (auto element : a) {
+    od::value x;
+    if (const auto e = element.get(x)) r.fail(e, "an array element");
+    if (!read(x)) return false;
+  }
+  return true;
+}
+
+/// Calls `read(key, value)` for each field of an object, in the file's order.
+template <class Read>
+bool forEachField(const Reader& r, od::value v, Read&& read) {
+  od::object o;
+  if (v.get_object().get(o)) return false;
+  for (auto field : o) {
+    std::string_view key;
+    od::value x;
+    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
+    if (const auto e = field.value().get(x)) r.fail(e, "a value");
+    if (!read(key, x)) return false;
+  }
+  return true;
+}
+
+}  // namespace torchir::json
