@@ -14,6 +14,9 @@ namespace {
 
 namespace od = json::od;
 
+/// Higher-order ops' graphs inside graphs: each level is a Builder on the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
 /// What tensor_values records of one tensor.
 struct TensorMeta {
   DType dtype = DType::Unknown;
@@ -51,7 +54,7 @@ ValueKind valueKindOf(OutputDecl::Kind k) {
 /// are filled in from tensor_values at the end.
 class Builder {
  public:
-  Builder(const json::Reader& r, Program& p) : m_r(r), m_p(p) {}
+  Builder(const json::Reader& r, Program& p, int depth = 0) : m_r(r), m_p(p), m_depth(depth) {}
 
   void read(od::object ep) {
     od::object version = m_r.object(m_r.field(ep, "schema_version", "the program"), "schema_version");
@@ -92,23 +95,23 @@ class Builder {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { m_r.fail(what); }
+  [[noreturn]] void fail(std::string_view what) const { m_r.fail(what); }
 
   od::json_type typeOf(od::value& v) const { return json::typeOf(m_r, v); }
 
   template <class F>
-  void each(od::value v, const std::string& what, F f) {
-    if (!json::forEach(m_r, v, [&](od::value x) { return f(x), true; })) fail(what + " is not an array");
+  void each(od::value v, std::string_view what, F f) {
+    if (!json::forEach(m_r, v, [&](od::value x) { return f(x), true; })) fail(std::string(what) + " is not an array");
   }
   template <class F>
-  void fields(od::value v, const std::string& what, F f) {
+  void fields(od::value v, std::string_view what, F f) {
     if (!json::forEachField(m_r, v, [&](std::string_view k, od::value x) { return f(k, x), true; }))
-      fail(what + " is not an object");
+      fail(std::string(what) + " is not an object");
   }
 
-  int smallInt(od::value v, const std::string& what) const {
+  int smallInt(od::value v, std::string_view what) const {
     const auto i = json::exactInt(v);
-    if (!i || *i < INT32_MIN || *i > INT32_MAX) fail(what + " is not a 32-bit integer");
+    if (!i || *i < INT32_MIN || *i > INT32_MAX) fail(std::string(what) + " is not a 32-bit integer");
     return static_cast<int>(*i);
   }
 
@@ -145,9 +148,9 @@ class Builder {
       auto it = m_metas.find(v.name);
       if (it == m_metas.end()) fail("tensor '" + v.name + "' has no entry in tensor_values");
       v.dtype = it->second.dtype;
-      v.shape = it->second.shape;
-      v.strides = it->second.strides;
-      v.device = it->second.device;
+      v.shape = std::move(it->second.shape);  // each name is one value's
+      v.strides = std::move(it->second.strides);
+      v.device = std::move(it->second.device);
     }
     if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
   }
@@ -216,14 +219,14 @@ class Builder {
     return m_p.nodes.back().id;
   }
 
-  ValueId lookup(const std::string& name) const {
+  ValueId lookup(std::string_view name) const {
     auto it = m_byName.find(name);
-    if (it == m_byName.end()) fail("argument names '" + name + "', which no earlier node produces");
+    if (it == m_byName.end()) fail("argument names '" + std::string(name) + "', which no earlier node produces");
     return it->second;
   }
 
   std::optional<Argument> argument(od::value v) const {
-    return readSerializedArgument(m_r, v, [this](const std::string& name) { return lookup(name); });
+    return readSerializedArgument(m_r, v, [this](std::string_view name) { return lookup(name); });
   }
 
   /// One graph input, as torch.export.load makes its placeholder: named after the value it
@@ -384,7 +387,7 @@ class Builder {
     std::optional<Argument> out;
     const bool ok = json::readUnion(m_r, v, [&](std::string_view kind, od::value body) {
       if (kind != "as_graph") {
-        out = readSerializedArgument(m_r, kind, body, [this](const std::string& name) { return lookup(name); });
+        out = readSerializedArgument(m_r, kind, body, [this](std::string_view name) { return lookup(name); });
         return out.has_value();
       }
       od::object b = m_r.object(body, "a graph argument");
@@ -394,7 +397,8 @@ class Builder {
       // The body's names are its own scope (it may reuse "x"): a Program of its own.
       auto sub = std::make_shared<Program>();
       sub->source = m_p.source;
-      Builder(m_r, *sub).readSubgraph(m_r.object(m_r.field(b, "graph", "a graph argument"), "a subgraph"));
+      if (m_depth >= kMaxSubgraphDepth) fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
+      Builder(m_r, *sub, m_depth + 1).readSubgraph(m_r.object(m_r.field(b, "graph", "a graph argument"), "a subgraph"));
       m_p.nodes[g].subgraph = static_cast<int32_t>(m_p.subgraphs.size());
       m_p.subgraphs.push_back(Subgraph{name, std::move(sub)});
       out = Argument(arg::Graph{m_p.nodes[g].outputs.front(), name});
@@ -537,34 +541,29 @@ class Builder {
 
   const json::Reader& m_r;
   Program& m_p;
-  std::unordered_map<std::string, ValueId> m_byName;
-  std::unordered_map<std::string, TensorMeta> m_metas;
+  /// Lookups by the string_views simdjson gives, without a std::string per lookup.
+  struct NameHash : std::hash<std::string_view> {
+    using is_transparent = void;
+  };
+  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> m_byName;
+  std::unordered_map<std::string, TensorMeta, NameHash, std::equal_to<>> m_metas;
   std::vector<ValueId> m_placeholders;
   std::string m_outputsText;
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
   od::parser m_parser;  // for the short texts read after the graph's (its outputs)
+  int m_depth;          // how many graphs this one is inside
 };
 
 }  // namespace
 
-void readExportedProgram(std::string_view text, const std::string& file, const std::string& record, Program& program) {
-  const JsonScan scan = scanJson(text, kMaxJsonDepth);
-  refuseDeepJson(scan, file, record);
-  // simdjson reads strict JSON: Python's bare NaN and Infinity become markers first (rare).
-  const simdjson::padded_string padded = scan.bareNonFinite ? simdjson::padded_string(quoteNonFinite(text))
-                                                            : simdjson::padded_string(text);
+void readExportedProgram(const std::string& text, const std::string& file, const std::string& record, Program& program) {
   const json::Reader reader(file, record);
-  od::parser parser;
-  od::document doc;
-  if (const auto e = parser.iterate(padded).get(doc)) reader.fail(e, record + " is not JSON");
-  od::object ep;
-  if (const auto e = doc.get_object().get(ep)) reader.fail(e, record + " is not an ExportedProgram object");
-  try {
-    Builder(reader, program).read(ep);
-  } catch (const simdjson::simdjson_error& e) {
-    reader.fail(e.error(), record + " is not valid JSON");
-  }
+  json::parseObject(text, reader, [&](od::object ep) {
+    Program attempt = program;  // a second attempt (text with bare NaN quoted) starts afresh
+    Builder(reader, attempt).read(ep);
+    program = std::move(attempt);
+  });
 }
 
 }  // namespace torchir

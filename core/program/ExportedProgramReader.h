@@ -14,6 +14,6 @@ constexpr int kSupportedSchemaMajor = 8;
 /// node per output of a multi-output op, placeholders in signature order. The program model is
 /// built as the JSON is read (simdjson On-Demand): no tree of the JSON is made. Errors are
 /// LoadErrors naming `file`.
-void readExportedProgram(std::string_view text, const std::string& file, const std::string& record, Program& program);
+void readExportedProgram(const std::string& text, const std::string& file, const std::string& record, Program& program);
 
 }  // namespace torchir

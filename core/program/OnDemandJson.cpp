@@ -7,9 +7,9 @@
 
 namespace torchir::json {
 
-void Reader::fail(const std::string& what) const { throw LoadError(m_file, what); }
+void Reader::fail(std::string_view what) const { throw LoadError(m_file, std::string(what)); }
 
-void Reader::fail(simdjson::error_code e, const std::string& what) const {
+void Reader::fail(simdjson::error_code e, std::string_view what) const {
   switch (e) {
     case simdjson::INCORRECT_TYPE:
     case simdjson::NO_SUCH_FIELD:
@@ -19,39 +19,41 @@ void Reader::fail(simdjson::error_code e, const std::string& what) const {
   }
 }
 
-od::object Reader::object(od::value v, const std::string& what) const {
+
+
+od::object Reader::object(od::value v, std::string_view what) const {
   od::object o;
-  if (const auto e = v.get_object().get(o)) fail(e, what + " is not an object");
+  if (const auto e = v.get_object().get(o)) fail(e, std::string(what) + " is not an object");
   return o;
 }
 
-od::array Reader::array(od::value v, const std::string& what) const {
+od::array Reader::array(od::value v, std::string_view what) const {
   od::array a;
-  if (const auto e = v.get_array().get(a)) fail(e, what + " is not an array");
+  if (const auto e = v.get_array().get(a)) fail(e, std::string(what) + " is not an array");
   return a;
 }
 
-std::string_view Reader::string(od::value v, const std::string& what) const {
+std::string_view Reader::string(od::value v, std::string_view what) const {
   std::string_view s;
-  if (const auto e = v.get_string().get(s)) fail(e, what + " is not a string");
+  if (const auto e = v.get_string().get(s)) fail(e, std::string(what) + " is not a string");
   return s;
 }
 
-bool Reader::boolean(od::value v, const std::string& what) const {
+bool Reader::boolean(od::value v, std::string_view what) const {
   bool b = false;
-  if (const auto e = v.get_bool().get(b)) fail(e, what + " is not true or false");
+  if (const auto e = v.get_bool().get(b)) fail(e, std::string(what) + " is not true or false");
   return b;
 }
 
-int64_t Reader::int64(od::value v, const std::string& what) const {
+int64_t Reader::int64(od::value v, std::string_view what) const {
   const auto i = exactInt(v);
-  if (!i) fail(what + " is not a 64-bit integer");
+  if (!i) fail(std::string(what) + " is not a 64-bit integer");
   return *i;
 }
 
-od::value Reader::field(od::object& o, std::string_view key, const std::string& where) const {
+od::value Reader::field(od::object& o, std::string_view key, std::string_view where) const {
   od::value v;
-  if (const auto e = o.find_field_unordered(key).get(v)) fail(e, where + " has no '" + std::string(key) + "'");
+  if (const auto e = o.find_field_unordered(key).get(v)) fail(e, std::string(where) + " has no '" + std::string(key) + "'");
   return v;
 }
 
@@ -64,6 +66,35 @@ std::optional<od::value> Reader::optionalField(od::object& o, std::string_view k
   bool null = false;
   if (v.is_null().get(null) == simdjson::SUCCESS && null) return std::nullopt;
   return v;
+}
+
+void parseObject(const std::string& text, const Reader& r, const std::function<void(od::object)>& build) {
+  auto attempt = [&](simdjson::padded_string_view view) {
+    od::parser parser;
+    od::document doc;
+    od::object top;
+    if (const auto e = parser.iterate(view).get(doc)) r.fail(e, r.record() + " is not JSON");
+    if (const auto e = doc.get_object().get(top)) r.fail(e, r.record() + " is not a JSON object");
+    try {
+      build(top);
+    } catch (const simdjson::simdjson_error& e) {
+      r.fail(e.error(), r.record());
+    }
+  };
+  try {
+    if (text.capacity() >= text.size() + simdjson::SIMDJSON_PADDING) {
+      attempt(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+    } else {
+      const simdjson::padded_string padded(text);
+      attempt(padded);
+    }
+  } catch (const LoadError&) {
+    const JsonScan scan = scanJson(text, kMaxJsonDepth);
+    refuseDeepJson(scan, r.file(), r.record());
+    if (!scan.bareNonFinite) throw;
+    const simdjson::padded_string quoted(quoteNonFinite(text));
+    attempt(quoted);
+  }
 }
 
 od::json_type typeOf(const Reader& r, od::value& v) {

@@ -4,6 +4,7 @@
 // LoadError, naming what was expected, and a syntax error into "RECORD is not valid JSON (...)".
 #include <simdjson.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,25 +20,32 @@ class Reader {
   const std::string& file() const { return m_file; }
   const std::string& record() const { return m_record; }
 
-  [[noreturn]] void fail(const std::string& what) const;
+  // `what` names the value in messages; it is read only when something fails.
+  [[noreturn]] void fail(std::string_view what) const;
   /// A failed access: `what` when the JSON is well formed but not what the schema says, else
   /// the syntax error.
-  [[noreturn]] void fail(simdjson::error_code e, const std::string& what) const;
+  [[noreturn]] void fail(simdjson::error_code e, std::string_view what) const;
 
-  od::object object(od::value v, const std::string& what) const;
-  od::array array(od::value v, const std::string& what) const;
-  std::string_view string(od::value v, const std::string& what) const;
-  bool boolean(od::value v, const std::string& what) const;
+  od::object object(od::value v, std::string_view what) const;
+  od::array array(od::value v, std::string_view what) const;
+  std::string_view string(od::value v, std::string_view what) const;
+  bool boolean(od::value v, std::string_view what) const;
   /// An integer that fits int64 exactly (not 2.0, 2.5 or 2^64): "WHAT is not a 64-bit integer".
-  int64_t int64(od::value v, const std::string& what) const;
+  int64_t int64(od::value v, std::string_view what) const;
 
-  od::value field(od::object& o, std::string_view key, const std::string& where) const;
+  od::value field(od::object& o, std::string_view key, std::string_view where) const;
   /// The field, or nullopt when the object has none (or it is null).
   std::optional<od::value> optionalField(od::object& o, std::string_view key) const;
 
  private:
   std::string m_file, m_record;
 };
+
+/// Parses `text` (the reader's record) and calls `build` on its top-level object. Strict JSON
+/// first, in place when the string has simdjson's padding in its capacity; when that fails, the
+/// text is looked at: nested past kMaxJsonDepth it is refused as such, and with Python's bare
+/// NaN or Infinity it is read again (build called anew) with those quoted.
+void parseObject(const std::string& text, const Reader& r, const std::function<void(od::object)>& build);
 
 /// What kind of JSON value `v` is; a syntax error where it should start fails through `r`.
 od::json_type typeOf(const Reader& r, od::value& v);

@@ -42,6 +42,17 @@ voidpf ZCALLBACK memOpen(voidpf opaque, const void* /*filename*/, int mode) {
   return stream;
 }
 
+/// zlib's CRC-32 of a buffer of any size (zlib counts in 32 bits).
+std::uint32_t crcOf(const void* data, std::size_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (std::size_t at = 0; at < size;) {
+    const auto n = static_cast<uInt>(std::min<std::size_t>(size - at, 1u << 30));
+    crc = crc32(crc, static_cast<const Bytef*>(data) + at, n);
+    at += n;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
 uLong ZCALLBACK memRead(voidpf /*opaque*/, voidpf s, void* buf, uLong n) {
   auto* stream = static_cast<MemoryStream*>(s);
   const std::size_t size = stream->source->size;
@@ -328,13 +339,7 @@ std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std
     if (rc != Z_STREAM_END) throw bad("cannot be inflated (corrupt or truncated data)");
     if (produced != r.usize) throw bad("inflates to another size than declared (corrupt archive)");
   }
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t at = 0; at < out.size();) {
-    const auto n = static_cast<uInt>(std::min<std::size_t>(out.size() - at, 1u << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(out.data() + at), n);
-    at += n;
-  }
-  if (static_cast<std::uint32_t>(crc) != r.crc) throw bad("fails its CRC check (corrupt archive)");
+  if (crcOf(out.data(), out.size()) != r.crc) throw bad("fails its CRC check (corrupt archive)");
   return out;
 }
 
@@ -364,8 +369,19 @@ std::string Pt2Archive::text(const std::string& record) const {
   if (r.usize > kMaxTextBytes)
     throw LoadError(m_path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
                                 std::to_string(kMaxTextBytes) + " a text record may have");
-  const auto bytes = m_impl->read(m_path, record, r, kUnbounded);  // stored ones too: CRC checked
-  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::string text;
+  if (r.method == 0) {
+    // Stored: one copy out of the map, then its CRC.
+    text.reserve(r.csize + kTextPadding);
+    text.assign(reinterpret_cast<const char*>(m_impl->source.data + r.offset), r.csize);
+    if (crcOf(text.data(), text.size()) != r.crc)
+      throw LoadError(m_path, "record " + record + " fails its CRC check (corrupt archive)");
+    return text;
+  }
+  const auto bytes = m_impl->read(m_path, record, r, kUnbounded);  // CRC checked
+  text.reserve(bytes.size() + kTextPadding);
+  text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return text;
 }
 
 std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record, std::uint64_t needed) const {

@@ -32,7 +32,10 @@ class Pt2Archive {
   std::vector<std::string> records() const;
   bool has(const std::string& record) const;
   /// The record's bytes (inflated if compressed, CRC checked), at most kMaxTextBytes. Throws LoadError.
+  /// The record's bytes, CRC checked, with at least kTextPadding bytes of capacity past its end
+  /// (readable by parsers that load past the last byte, as simdjson does).
   std::string text(const std::string& record) const;
+  static constexpr std::size_t kTextPadding = 64;
   /// Stored (uncompressed) records point into the map in place; compressed ones are inflated into
   /// a buffer the Storage owns, only as far as the `needed` bytes the caller's tensors reach (a
   /// record that declares more is cut there, unchecked by CRC). Throws LoadError for a missing or

@@ -1,38 +1,61 @@
 #include "Pt2Reader.h"
 
 #include <map>
+#include <unordered_map>
 
-#include "DeferredRelease.h"
 #include "ExportedProgramReader.h"
 #include "LenientJson.h"
 #include "LoadError.h"
+#include "OnDemandJson.h"
 #include "Pt2Archive.h"
 #include "TorchSaveReader.h"
 
 namespace torchir {
 namespace {
 
-using nlohmann::json;
+namespace od = json::od;
 
 constexpr const char* kModelJson = "models/model.json";
 constexpr const char* kSupportedArchiveVersion = "0";
 constexpr const char* kFlatProgramJson = "serialized_exported_program.json";
 
 /// `tensor_meta` of a weights/constants config entry, as a view without its storage yet.
-TensorData tensorFromMeta(const json& meta, const std::string& file, const std::string& fqn) {
-  auto metaInt = [&](const json& symInt) {
-    const auto v = exactInt64(symInt.at("as_int"));
-    if (!v) throw LoadError(file, "weight '" + fqn + "' has a size, stride or offset that is not a 64-bit integer");
-    return *v;
+TensorData tensorFromMeta(const json::Reader& r, od::value meta, const std::string& fqn) {
+  auto what = [&] { return "weight '" + fqn + "'"; };
+  auto metaInt = [&](od::value symInt) {
+    int64_t v = 0;
+    const bool ok = json::readUnion(r, symInt, [&](std::string_view kind, od::value body) {
+      const auto i = json::exactInt(body);
+      if (kind != "as_int" || !i) return false;
+      v = *i;
+      return true;
+    });
+    if (!ok) r.fail(what() + " has a size, stride or offset that is not a 64-bit integer");
+    return v;
+  };
+  auto ints = [&](od::value list, std::vector<int64_t>& out) {
+    if (!json::forEach(r, list, [&](od::value x) { return out.push_back(metaInt(x)), true; }))
+      r.fail(what() + "'s sizes or strides are not a list");
   };
   TensorData t;
-  const auto code = exactInt64(meta.at("dtype"));
-  t.dtype = code && *code >= INT32_MIN && *code <= INT32_MAX
-                ? dtypeFromSerialized(static_cast<int>(*code)).value_or(DType::Unknown)
-                : DType::Unknown;
-  for (const auto& s : meta.at("sizes")) t.sizes.push_back(metaInt(s));
-  for (const auto& s : meta.at("strides")) t.strides.push_back(metaInt(s));
-  t.storageOffset = meta.contains("storage_offset") ? metaInt(meta.at("storage_offset")) : 0;
+  bool typed = false, sized = false, strided = false;
+  const bool ok = json::forEachField(r, meta, [&](std::string_view key, od::value x) {
+    if (key == "dtype") {
+      const auto code = json::exactInt(x);
+      typed = true;
+      t.dtype = code && *code >= INT32_MIN && *code <= INT32_MAX
+                    ? dtypeFromSerialized(static_cast<int>(*code)).value_or(DType::Unknown)
+                    : DType::Unknown;
+    } else if (key == "sizes") {
+      ints(x, t.sizes), sized = true;
+    } else if (key == "strides") {
+      ints(x, t.strides), strided = true;
+    } else if (key == "storage_offset") {
+      t.storageOffset = metaInt(x);
+    }
+    return true;
+  });
+  if (!ok || !typed || !sized || !strided) r.fail(what() + " has no dtype, sizes and strides");
   return t;
 }
 
@@ -41,36 +64,52 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
                       Program& program) {
   const std::string path = folder + config;
   if (!archive.has(path)) return;
-  json cfg = parseFileJson(archive.text(path), archive.path(), path);
   struct Entry {
     std::string fqn, record;
     TensorData tensor;
   };
   std::vector<Entry> entries;
-  std::map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
-  try {
-    for (const auto& [fqn, entry] : cfg.at("config").items()) {
-      Entry e{fqn, {}, tensorFromMeta(entry.at("tensor_meta"), archive.path(), fqn)};
-      if (e.tensor.dtype == DType::Unknown) {
-        // a dtype this build does not know (a newer torch): shown, but without data to run on
-        entries.push_back(std::move(e));
-        continue;
-      }
-      if (const auto problem = e.tensor.layoutProblem(); !problem.empty())
-        throw LoadError(archive.path(), "weight '" + fqn + "' " + problem);
-      // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
-      if (!entry.value("use_pickle", false)) {
-        e.record = folder + entry.at("path_name").get<std::string>();
-        if (!archive.has(e.record)) throw LoadError(archive.path(), "weight '" + fqn + "' names a missing record " + e.record);
-        auto& n = needed[e.record];
-        n = std::max<std::uint64_t>(n, e.tensor.bytesSpanned());
-      }
-      entries.push_back(std::move(e));
+  std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
+  const json::Reader r(archive.path(), path);
+  json::parseObject(archive.text(path), r, [&](od::object top) {
+  entries.clear();
+  needed.clear();
+  const bool ok = json::forEachField(r, r.field(top, "config", path), [&](std::string_view key, od::value v) {
+    Entry e{std::string(key), {}, {}};
+    od::object entry = r.object(v, "a weight's entry");
+    bool pickled = false, meta = false;
+    std::string pathName;
+    for (auto field : entry) {
+      std::string_view k;
+      od::value x;
+      if (const auto err = field.unescaped_key().get(k)) r.fail(err, path);
+      if (const auto err = field.value().get(x)) r.fail(err, path);
+      if (k == "tensor_meta") e.tensor = tensorFromMeta(r, x, e.fqn), meta = true;
+      else if (k == "path_name") pathName = r.string(x, "a weight's path_name");
+      else if (k == "use_pickle") pickled = r.boolean(x, "use_pickle");
     }
-  } catch (const json::exception&) {
-    throw LoadError(archive.path(), path + " has an unexpected structure");
-  }
-  std::map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
+    if (!meta) r.fail("weight '" + e.fqn + "' has no tensor_meta");
+    if (e.tensor.dtype == DType::Unknown) {
+      // a dtype this build does not know (a newer torch): shown, but without data to run on
+      entries.push_back(std::move(e));
+      return true;
+    }
+    if (const auto problem = e.tensor.layoutProblem(); !problem.empty())
+      throw LoadError(archive.path(), "weight '" + e.fqn + "' " + problem);
+    // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
+    if (!pickled) {
+      if (pathName.empty()) r.fail("weight '" + e.fqn + "' has no path_name");
+      e.record = folder + pathName;
+      if (!archive.has(e.record)) throw LoadError(archive.path(), "weight '" + e.fqn + "' names a missing record " + e.record);
+      auto& n = needed[e.record];
+      n = std::max<std::uint64_t>(n, e.tensor.bytesSpanned());
+    }
+    entries.push_back(std::move(e));
+    return true;
+  });
+  if (!ok) r.fail(path + " has an unexpected structure");
+  });
+  std::unordered_map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
   for (Entry& e : entries) {
     if (!e.record.empty()) {
       auto& storage = storages[e.record];
@@ -83,7 +122,6 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
     }
     program.weights[e.fqn] = std::move(e.tensor);
   }
-  releaseLater(std::make_shared<json>(std::move(cfg)));
 }
 
 /// A `torch.save` dict of FQN -> tensor held in `record` (torch 2.6-2.8 pickled weights and constants),

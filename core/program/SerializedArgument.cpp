@@ -1,5 +1,7 @@
 #include "SerializedArgument.h"
 
+#include "LenientJson.h"
+
 namespace torchir {
 namespace {
 
@@ -28,8 +30,8 @@ class ArgumentReader {
     od::value n;
     std::string_view s;
     if (v.get_object().get(o) || o.find_field_unordered("name").get(n) || n.get_string().get(s)) return false;
+    out.value = m_lookup(s);
     out.name.assign(s);
-    out.value = m_lookup(out.name);
     return true;
   }
   bool optionalTensor(od::value v, std::optional<TensorRef>& out) {
@@ -77,8 +79,8 @@ class ArgumentReader {
   template <class T, class Read>
   bool symbol(od::value v, const char* constKey, Symbolic<T>& out, Read read) {
     return json::readUnion(m_r, v, [&](std::string_view kind, od::value body) {
-      std::string s;
-      if (kind == "as_name" && string(body, s)) return out.value = m_lookup(s), true;
+      std::string_view s;
+      if (kind == "as_name" && body.get_string().get(s) == simdjson::SUCCESS) return out.value = m_lookup(s), true;
       return kind == constKey && read(body, out.constant);
     });
   }
@@ -149,8 +151,9 @@ class ArgumentReader {
     }
     if (k == "as_string_to_argument")
       return one<arg::StringToArgument>(b, [&](od::value v, arg::StringToArgument& m) {
+        if (++m_depth > kMaxJsonDepth) m_r.fail(m_r.record() + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         return json::forEachField(m_r, v, [&](std::string_view key, od::value x) {
-          auto item = argument(x);  // bounded: the file's JSON nests at most kMaxJsonDepth
+          auto item = argument(x);  // bounded by m_depth
           if (!item) return false;
           m.entries.emplace_back(std::string(key), std::move(*item));
           return true;
@@ -186,6 +189,7 @@ class ArgumentReader {
 
   const json::Reader& m_r;
   const ValueLookup& m_lookup;
+  int m_depth = 0;  // dictionaries of arguments this one is inside
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "Argument.h"
 #include "OnDemandJson.h"
@@ -11,7 +12,7 @@
 namespace torchir {
 
 /// The graph value a name in an argument stands for; throws LoadError when no earlier node made it.
-using ValueLookup = std::function<ValueId(const std::string& name)>;
+using ValueLookup = std::function<ValueId(std::string_view name)>;
 
 /// The typed argument, or nullopt when the union does not have the shape torch's schema gives its
 /// kind. A kind this reader does not know is kept with its JSON text, shown as it is.

@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::expectLoadErrorOrSuccess([&] {
     torchir::Program p;
-    torchir::readExportedProgram(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
+    torchir::readExportedProgram(std::string(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
                                  "models/model.json", p);
     torchir::buildModuleTree(p);
     torchir::fxTable(p);
