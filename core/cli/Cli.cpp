@@ -37,6 +37,12 @@ std::string Args::option(const std::string& name, const std::string& fallback) c
   return fallback;
 }
 
+const Program& loadForCommand(const std::string& path, const LoadOptions& options) {
+  static const Program* kept = nullptr;  // a root for leak checkers: reachable until the exit
+  kept = new Program(loadProgram(path, options));
+  return *kept;
+}
+
 int run(int argc, char** argv) {
   Args args;
   for (int i = 1; i < argc; ++i) {

@@ -14,7 +14,7 @@ int convertCommand(const Args& args) {
     std::cerr << "error: convert needs -o IR.json\n";
     return kBadInput;
   }
-  const Program program = loadProgram(args.positional.front());
+  const Program& program = loadForCommand(args.positional.front());
   if (program.source.format != "pt2") {
     std::cerr << "error: " << program.source.path << ": convert reads a .pt2 (this file is already IR JSON)\n";
     return kBadInput;

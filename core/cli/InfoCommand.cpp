@@ -28,7 +28,7 @@ std::string shapeText(const std::vector<Dim>& shape) {
 
 int infoCommand(const Args& args) {
   LoadOptions options{args.option("--weights"), args.option("--constants")};
-  const Program p = loadProgram(args.positional.front(), options);
+  const Program& p = loadForCommand(args.positional.front(), options);
   const ProgramSummary s = summarize(p);
   if (args.flag("--json")) {
     nlohmann::ordered_json j;

@@ -51,7 +51,7 @@ int layoutCommand(const Args& args) {
     std::cerr << "error: --format must be svg, json or dot\n";
     return kBadInput;
   }
-  const Program program = loadProgram(args.positional.front());
+  const Program& program = loadForCommand(args.positional.front());
   layout::LayoutEngine engine(layout::fixedMetric);
   engine.setProgram(program);
   std::string text;

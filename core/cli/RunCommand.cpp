@@ -51,7 +51,7 @@ void printDiagnosis(const Diagnosis& d, bool verbose) {
 
 int runCommand(const Args& args) {
   LoadOptions options{args.option("--weights"), args.option("--constants")};
-  const Program program = loadProgram(args.positional.front(), options);
+  const Program& program = loadForCommand(args.positional.front(), options);
   const bool json = args.flag("--json");
   const auto missing = program.missingData();
   if (!missing.empty() && !json) {

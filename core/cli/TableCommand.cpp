@@ -10,7 +10,7 @@
 namespace torchir::cli {
 
 int tableCommand(const Args& args) {
-  const Program program = loadProgram(args.positional.front());
+  const Program& program = loadForCommand(args.positional.front());
   const auto rows = fxTable(program);
   if (args.flag("--json")) {
     auto out = nlohmann::ordered_json::array();

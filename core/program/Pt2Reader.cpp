@@ -1,5 +1,6 @@
 #include "Pt2Reader.h"
 
+#include <future>
 #include <map>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@ namespace torchir {
 namespace {
 
 namespace od = json::od;
+using Weights = std::map<std::string, TensorData>;
 
 constexpr const char* kModelJson = "models/model.json";
 constexpr const char* kSupportedArchiveVersion = "0";
@@ -61,7 +63,7 @@ TensorData tensorFromMeta(const json::Reader& r, od::value meta, const std::stri
 
 /// `data/weights/model_weights_config.json` or `data/constants/model_constants_config.json`.
 void readTensorConfig(const Pt2Archive& archive, const std::string& folder, const std::string& config,
-                      Program& program) {
+                      Weights& weights) {
   const std::string path = folder + config;
   if (!archive.has(path)) return;
   struct Entry {
@@ -120,20 +122,20 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
         throw LoadError(archive.path(), "weight '" + e.fqn + "' needs " + std::to_string(e.tensor.bytesSpanned()) +
                                             " bytes but its record holds " + std::to_string(storage->nbytes));
     }
-    program.weights[e.fqn] = std::move(e.tensor);
+    weights[e.fqn] = std::move(e.tensor);
   }
 }
 
 /// A `torch.save` dict of FQN -> tensor held in `record` (torch 2.6-2.8 pickled weights and constants),
 /// read in place when the record is stored. An empty record is torch's "nothing" (`b""` for None).
-void readPickledTensors(const Pt2Archive& archive, const std::string& record, Program& program) {
+void readPickledTensors(const Pt2Archive& archive, const std::string& record, Weights& weights) {
   if (!archive.has(record)) return;
   auto bytes = archive.storage(record);
   if (bytes->nbytes == 0) return;
   Pt2Archive nested(std::move(bytes));  // its storages keep the outer map (or inflated buffer) alive
   for (auto& [fqn, t] : readTorchSave(nested)) {
     if (fqn.empty()) throw LoadError(archive.path(), record + " holds a single tensor, not a dict of them");
-    program.weights[fqn] = std::move(t);
+    weights[fqn] = std::move(t);
   }
 }
 
@@ -146,8 +148,8 @@ void readProgramJson(const Pt2Archive& archive, const std::string& record, Progr
 void readFlatZip(const Pt2Archive& archive, Program& program) {
   program.source.layout = "flat zip (torch 2.6/2.7)";
   readProgramJson(archive, kFlatProgramJson, program);
-  readPickledTensors(archive, "serialized_state_dict.pt", program);
-  readPickledTensors(archive, "serialized_constants.pt", program);
+  readPickledTensors(archive, "serialized_state_dict.pt", program.weights);
+  readPickledTensors(archive, "serialized_constants.pt", program.weights);
   try {
     // torch.save((args, kwargs)): the tensors of args, then those of kwargs' values
     if (archive.has("serialized_example_inputs.pt")) {
@@ -162,6 +164,34 @@ void readFlatZip(const Pt2Archive& archive, Program& program) {
   }
 }
 
+/// What a PT2 archive holds besides its graph.
+struct ArchiveTensors {
+  std::string layout;
+  Weights weights;
+  std::vector<TensorData> sampleInputs;
+};
+
+ArchiveTensors readTensors(const Pt2Archive& archive) {
+  ArchiveTensors t;
+  if (archive.has("data/weights/model_weights_config.json")) {
+    t.layout = "pt2-archive";
+    readTensorConfig(archive, "data/weights/", "model_weights_config.json", t.weights);
+    readTensorConfig(archive, "data/constants/", "model_constants_config.json", t.weights);
+  } else if (archive.has("data/weights/model.pt")) {
+    t.layout = "pt2-archive (pickled weights, torch 2.8)";
+    readPickledTensors(archive, "data/weights/model.pt", t.weights);
+    readPickledTensors(archive, "data/constants/model.pt", t.weights);
+  } else {
+    t.layout = "pt2-archive (no weights)";
+  }
+  try {
+    t.sampleInputs = readSampleInputs(archive);
+  } catch (const LoadError&) {
+    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
+  }
+  return t;
+}
+
 /// The PT2 archive of torch >= 2.8: `models/model.json` under a root folder; weights as raw
 /// storages with JSON configs (2.9 and later) or as torch.save pickles (2.8).
 void readPt2Archive(const Pt2Archive& archive, Program& program) {
@@ -172,24 +202,14 @@ void readPt2Archive(const Pt2Archive& archive, Program& program) {
     while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
     if (v != kSupportedArchiveVersion) throw LoadError(path, "unsupported archive version " + v);
   }
+  // The weights and the graph are read at once, on two threads: they share only the archive,
+  // whose reads take its lock; the graph's errors are reported first, as a reader in order would.
+  auto tensors = std::async(std::launch::async, [&archive] { return readTensors(archive); });
   readProgramJson(archive, kModelJson, program);
-
-  if (archive.has("data/weights/model_weights_config.json")) {
-    program.source.layout = "pt2-archive";
-    readTensorConfig(archive, "data/weights/", "model_weights_config.json", program);
-    readTensorConfig(archive, "data/constants/", "model_constants_config.json", program);
-  } else if (archive.has("data/weights/model.pt")) {
-    program.source.layout = "pt2-archive (pickled weights, torch 2.8)";
-    readPickledTensors(archive, "data/weights/model.pt", program);
-    readPickledTensors(archive, "data/constants/model.pt", program);
-  } else {
-    program.source.layout = "pt2-archive (no weights)";
-  }
-  try {
-    program.sampleInputs = readSampleInputs(archive);
-  } catch (const LoadError&) {
-    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
-  }
+  ArchiveTensors t = tensors.get();
+  program.source.layout = std::move(t.layout);
+  program.weights = std::move(t.weights);
+  program.sampleInputs = std::move(t.sampleInputs);
 }
 
 }  // namespace
