@@ -7,103 +7,17 @@
 #include <chrono>
 #include <optional>
 
-#include "ArgumentBuilder.h"
 #include "FailureExplainer.h"
-#include "HigherOrderKernels.h"
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
-#include "OperatorLookup.h"
-#include "IrCallPlanner.h"
-#include "CustomKernel.h"
-#include "SymbolicKernels.h"
+#include "NodeKernels.h"
 #include "TensorBridge.h"
 
 namespace torchir {
 namespace {
 
-/// How a node runs, decided once when the session is made.
-struct Kernel {
-  enum Kind { Skip, Aten, Symbolic, GetItem, HigherOrder, Custom, Unsupported } kind = Skip;
-  std::optional<c10::OperatorHandle> op;
-  std::shared_ptr<HigherOrderKernel> hop;  // for HigherOrder
-  std::optional<Executor> custom;          // for Custom
-  CallPlan plan;
-  std::string schema;
-  std::string problem;  // for Unsupported
-  DiagnosisClass problemClass = DiagnosisClass::OpNotFound;
-};
-
-/// The IR's getitem copies one output of its producer into a value of its own.
-Kernel irGetItemKernel(const Program& p, const Node& n) {
-  Kernel k;
-  k.schema = "getitem(Tensor[] outputs, int index) -> Tensor";
-  try {
-    k.plan = planIrGetItem(p, n);
-    k.kind = Kernel::GetItem;
-  } catch (const std::exception& e) {
-    k.kind = Kernel::Unsupported;
-    k.problemClass = DiagnosisClass::RuntimeError;
-    k.problem = e.what();
-  }
-  return k;
-}
-
 /// A child session on a higher-order op's subgraph (defined after AtenSession).
 std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g);
-
-Kernel resolveKernel(const Program& p, const Node& n) {
-  Kernel k;
-  const bool ir = p.source.format == "ir-json";
-  if (isGetItem(n) && ir) return irGetItemKernel(p, n);
-  // In a .pt2 the getitem nodes only name the outputs of the op before them: no work.
-  if (n.opcode != Opcode::CallFunction || isGetItem(n)) return k;
-  if (auto custom = findExecutor(n.target)) {  // a registered executor wins, as in pytorch-ir
-    k.kind = Kernel::Custom;
-    k.custom = std::move(custom);
-    k.schema = n.target + " (custom executor)";
-    return k;
-  }
-  if (isSymbolicTarget(n.target)) {
-    k.kind = Kernel::Symbolic;
-    return k;
-  }
-  if (!ir && isHigherOrderTarget(n.target)) {  // the IR JSON keeps no subgraphs: diagnosed below
-    auto hop = resolveHigherOrder(p, n, makeSubgraphRunner);
-    if (auto* problem = std::get_if<HigherOrderProblem>(&hop)) {
-      k.kind = Kernel::Unsupported;
-      k.problemClass = problem->kind;
-      k.problem = problem->message;
-      return k;
-    }
-    k.hop = std::get<std::shared_ptr<HigherOrderKernel>>(std::move(hop));
-    k.schema = k.hop->schema();
-    k.kind = Kernel::HigherOrder;
-    return k;
-  }
-  auto op = findOperator(n.target);
-  if (!op) {
-    k.kind = Kernel::Unsupported;
-    const bool hop = isHigherOrderTarget(n.target);
-    const bool named = qualifiedOperatorName(n.target) != n.target;  // of the form ns.op.overload
-    k.problemClass = hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound;
-    k.problem = hop    ? "the higher-order op " + n.target + " has no kernel yet"
-                : named ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
-                              " (a custom op whose library is not loaded, or an op of another torch version)"
-                        : "'" + n.target + "' is not an operator the dispatcher knows";
-    return k;
-  }
-  k.op = *op;
-  k.schema = toString(op->schema());
-  try {
-    k.plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
-    k.kind = Kernel::Aten;
-  } catch (const std::exception& e) {
-    k.kind = Kernel::Unsupported;
-    k.problemClass = DiagnosisClass::RuntimeError;
-    k.problem = std::string("cannot rebuild the call: ") + e.what();
-  }
-  return k;
-}
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -114,26 +28,11 @@ bool hasNanOrInf(const c10::IValue& v) {
   return !at::isfinite(t).all().item<bool>();
 }
 
-/// What one execution of a node keeps: cheap enough for every node of every run.
-struct NodeRun {
-  bool executed = false;
-  double microseconds = 0;
-  std::vector<c10::IValue> args;             // the call's arguments (references to the frame's tensors)
-  std::vector<ArgumentRecord> symbolicArgs;  // SymInt kernels record their own
-  /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
-  void clear() {
-    executed = false;
-    microseconds = 0;
-    args.clear();
-    symbolicArgs.clear();
-  }
-};
-
 class AtenSession final : public Session {
  public:
   explicit AtenSession(const Program& p) : m_p(p), m_runs(p.nodes.size()), m_budget(p) {
     m_kernels.reserve(p.nodes.size());
-    for (const auto& n : p.nodes) m_kernels.push_back(resolveKernel(p, n));
+    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, makeSubgraphRunner));
     for (const auto& s : p.inputs)
       if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
     reset();
@@ -274,7 +173,7 @@ class AtenSession final : public Session {
   std::vector<InnerRecord> executedOps(const std::string& graphName) const {
     std::vector<InnerRecord> out;
     for (const Node& n : m_p.nodes) {
-      if (m_kernels[static_cast<std::size_t>(n.id)].kind == Kernel::Skip) continue;
+      if (!m_kernels[static_cast<std::size_t>(n.id)]->doesWork()) continue;
       if (const NodeRecord* r = record(n.id)) out.push_back(InnerRecord{graphName, n.name, n.target, *r});
     }
     return out;
@@ -325,7 +224,7 @@ class AtenSession final : public Session {
 
   /// Passes nodes that do no work (placeholders, getitem, output) so position() shows real work.
   void skipToWork() {
-    while (!finished() && m_kernels[static_cast<std::size_t>(m_pos)].kind == Kernel::Skip) {
+    while (!finished() && !m_kernels[static_cast<std::size_t>(m_pos)]->doesWork()) {
       m_runs[static_cast<std::size_t>(m_pos)].executed = true;
       if (m_p.nodes[static_cast<std::size_t>(m_pos)].opcode == Opcode::Output) writeBackMutations();
       ++m_pos;
@@ -379,19 +278,15 @@ class AtenSession final : public Session {
   /// argument values (references, no copies) and the op's time.
   NodeRecord materialize(NodeId id, const NodeRun& run) const {
     const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
-    const Kernel& k = m_kernels[static_cast<std::size_t>(id)];
+    const NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     NodeRecord rec;
     rec.node = id;
     rec.executed = true;
-    rec.schema = k.schema;
+    rec.schema = k.schema();
     rec.microseconds = run.microseconds;
-    const bool planned = k.kind == Kernel::Aten || k.kind == Kernel::GetItem;
-    rec.arguments = planned ? k.plan.records : run.symbolicArgs;
-    for (std::size_t i = 0; i < rec.arguments.size() && i < run.args.size(); ++i)
-      if (planned ? !isPlanConstant(k.plan.args[i]) : rec.arguments[i].source == ArgSource::Input)
-        rec.arguments[i].value = summarize(run.args[i]);
+    rec.arguments = k.arguments(run);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
-    if (k.kind == Kernel::HigherOrder) rec.inner = k.hop->lastRun();  // its subgraphs last ran for this run
+    rec.inner = k.inner();  // a higher-order node's subgraphs last ran for this run
     return rec;
   }
 
@@ -406,77 +301,33 @@ class AtenSession final : public Session {
     }
   }
 
-  /// The arguments as far as they could be rebuilt, for a diagnosis.
-  std::vector<ArgumentRecord> argumentsSoFar(const Kernel& k, const torch::jit::Stack& stack) const {
-    std::vector<ArgumentRecord> out;
-    for (std::size_t i = 0; i < k.plan.records.size(); ++i) {
-      out.push_back(k.plan.records[i]);
-      if (i < stack.size() && !isPlanConstant(k.plan.args[i])) out.back().value = summarize(stack[i]);
-    }
-    return out;
-  }
-
   StepOutcome execute(NodeId id) {
     const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
-    const Kernel& k = m_kernels[static_cast<std::size_t>(id)];
+    NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     NodeRun& run = m_runs[static_cast<std::size_t>(id)];
     run.clear();
     m_records[static_cast<std::size_t>(id)].reset();
-    if (k.kind == Kernel::Unsupported) {
+    if (const KernelProblem* problem = k.problem()) {
       Diagnosis d = baseDiagnosis(n);
-      d.kind = k.problemClass;
-      d.schema = k.schema;
-      d.message = k.problem;
-      d.explanation = k.problemClass == DiagnosisClass::UnsupportedHigherOrderOp
+      d.kind = problem->kind;
+      d.schema = k.schema();
+      d.message = problem->message;
+      d.explanation = problem->kind == DiagnosisClass::UnsupportedHigherOrderOp
                           ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
-                      : k.problemClass == DiagnosisClass::OpNotFound
+                      : problem->kind == DiagnosisClass::OpNotFound
                           ? "Load the library that defines the op, or register a custom executor for it."
                           : "The node's serialized arguments do not fit the op's schema.";
       return fail(std::move(d));
     }
-    using Clock = std::chrono::steady_clock;
     // One stack for every call: its capacity survives, so a node costs no allocation for it.
     torch::jit::Stack& stack = m_stack;
     stack.clear();
     try {
-      if (k.kind == Kernel::Symbolic) {
-        NodeRecord symbolic;
-        const auto t0 = Clock::now();
-        runSymbolic(n, m_values, symbolic);
-        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-        run.symbolicArgs = std::move(symbolic.arguments);
-      } else if (k.kind == Kernel::Custom) {
-        const auto t0 = Clock::now();
-        runCustomExecutor(*k.custom, m_p, n, m_values, run.symbolicArgs);
-        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-      } else if (k.kind == Kernel::HigherOrder) {
-        NodeRecord hop;
-        const auto t0 = Clock::now();
-        std::vector<c10::IValue> results = k.hop->run(m_values, hop);
-        run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-        run.symbolicArgs = std::move(hop.arguments);
-        for (ValueId v : n.outputs) {  // the getitem values pick the results by output index
-          const auto i = static_cast<std::size_t>(m_p.value(v).outputIndex);
-          if (i < results.size()) m_values[static_cast<std::size_t>(v)] = results[i];
-        }
-      } else {
-        stack.reserve(k.plan.args.size());
-        pushArguments(k.plan, m_values, stack);
-        run.args.assign(stack.begin(), stack.end());  // before the call consumes them
-        const auto t0 = Clock::now();  // the op's own time: the boxed call alone
-        if (k.kind == Kernel::GetItem) {
-          m_values[static_cast<std::size_t>(n.outputs.at(0))] = stack[0].toListRef()[static_cast<std::size_t>(stack[1].toInt())];
-        } else {
-          k.op->callBoxed(stack);
-          run.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-          if (m_ir) storeIrReturns(n, stack);
-          else storeReturns(n, stack);
-        }
-      }
+      k.run(m_values, stack, run);
     } catch (const MissingValue& e) {
       Diagnosis d = baseDiagnosis(n);
       d.kind = DiagnosisClass::MissingData;
-      d.schema = k.schema;
+      d.schema = k.schema();
       const Value& v = m_p.value(e.value);
       const InputSpec* spec = m_p.inputSpecFor(e.value);
       const bool weight = spec && spec->kind != InputKind::UserInput;
@@ -485,7 +336,7 @@ class AtenSession final : public Session {
       d.explanation = weight ? "The program carries no bytes for it (exported on the meta device, or saved without it). "
                                "Supply it with --weights FILE (or --constants FILE for a lifted constant)."
                              : "Give the program its inputs (--inputs FILE or --random-inputs SEED).";
-      d.arguments = argumentsSoFar(k, stack);
+      d.arguments = k.argumentsSoFar(stack);
       return fail(std::move(d));
     } catch (const SubgraphFailure& e) {
       // The inner node's diagnosis, placed on this node: the run stands here, not inside.
@@ -498,17 +349,17 @@ class AtenSession final : public Session {
       return fail(std::move(d));
     } catch (const c10::Error& e) {
       Diagnosis d = baseDiagnosis(n);
-      d.schema = k.schema;
+      d.schema = k.schema();
       d.message = firstLine(e.what_without_backtrace());
-      d.arguments = argumentsSoFar(k, run.args);
+      d.arguments = k.argumentsSoFar(run.args);
       explainFailure(d);
       return fail(std::move(d));
     } catch (const std::exception& e) {
       Diagnosis d = baseDiagnosis(n);
       d.kind = DiagnosisClass::RuntimeError;
-      d.schema = k.schema;
+      d.schema = k.schema();
       d.message = firstLine(e.what());
-      d.arguments = argumentsSoFar(k, run.args);
+      d.arguments = k.argumentsSoFar(run.args);
       d.explanation = "The engine could not call this node.";
       return fail(std::move(d));
     }
@@ -518,36 +369,6 @@ class AtenSession final : public Session {
       m_budget.release(id, m_values);
     }
     return checkStopConditions(n);
-  }
-
-  void storeReturns(const Node& n, torch::jit::Stack& stack) {
-    if (n.outputs.empty()) return;
-    if (!n.returnsTuple) {
-      m_values[static_cast<std::size_t>(n.outputs[0])] = std::move(stack.at(0));
-      return;
-    }
-    if (stack.size() == 1 && stack[0].isList()) {  // one Tensor[] return, picked apart by getitem nodes
-      const auto list = stack[0].toListRef();
-      for (std::size_t i = 0; i < n.outputs.size() && i < list.size(); ++i)
-        m_values[static_cast<std::size_t>(n.outputs[i])] = list[i];
-      return;
-    }
-    for (std::size_t i = 0; i < n.outputs.size() && i < stack.size(); ++i)
-      m_values[static_cast<std::size_t>(n.outputs[i])] = std::move(stack[i]);
-  }
-
-  /// An IR node lists only its tensor results, in order (pytorch-ir keeps the tensors of a tuple
-  /// or list return): topk -> topk_0, topk_1; split -> split_0, split_1, ...
-  void storeIrReturns(const Node& n, torch::jit::Stack& stack) {
-    std::vector<c10::IValue> tensors;
-    for (auto& v : stack) {
-      if (v.isTensor()) tensors.push_back(std::move(v));
-      else if (v.isList())
-        for (const auto& e : v.toListRef())
-          if (e.isTensor()) tensors.push_back(e);
-    }
-    for (std::size_t i = 0; i < n.outputs.size() && i < tensors.size(); ++i)
-      m_values[static_cast<std::size_t>(n.outputs[i])] = std::move(tensors[i]);
   }
 
   StepOutcome checkStopConditions(const Node& n) {
@@ -587,7 +408,7 @@ class AtenSession final : public Session {
   }
 
   const Program& m_p;
-  std::vector<Kernel> m_kernels;
+  std::vector<std::unique_ptr<NodeKernel>> m_kernels;
   std::vector<ValueId> m_userInputs;
   std::vector<TensorData> m_inputs;
   std::optional<std::vector<BridgedWeight>> m_weights;  // bridged once, on the first reset
@@ -601,7 +422,6 @@ class AtenSession final : public Session {
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
   std::atomic<bool> m_cancel{false};
-  const bool m_ir = m_p.source.format == "ir-json";  // results are stored as the IR lists them
 };
 
 /// A subgraph runs as a session of its own: same kernels, its own frame.

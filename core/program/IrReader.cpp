@@ -8,7 +8,7 @@
 #include "LoadError.h"
 #include "MappedFile.h"
 #include "Safetensors.h"
-#include "TensorValues.h"
+#include "TensorJson.h"
 
 namespace torchir {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "ArgumentJson.h"
 #include "LenientJson.h"
-#include "TensorValues.h"
+#include "TensorJson.h"
 
 namespace torchir {
 namespace {

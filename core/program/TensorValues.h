@@ -1,6 +1,5 @@
 #pragma once
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "TensorData.h"
 
@@ -20,11 +19,5 @@ float bfloat16ToFloat(uint16_t bits);
 
 /// One element as a double (float16/bfloat16 widened exactly, integers and bools converted).
 double elementAsDouble(const TensorData& t, int64_t flatIndex);
-
-/// The tensor as nested lists, the way `tensor.tolist()` gives it (ints stay ints, bools bools).
-nlohmann::ordered_json tensorToNestedList(const TensorData& t);
-
-/// A tensor owning its bytes, from nested lists of numbers in the given dtype (pytorch-ir constants).
-TensorData tensorFromNestedList(const nlohmann::ordered_json& data, DType dtype);
 
 }  // namespace torchir

@@ -1,0 +1,236 @@
+#include "NodeKernels.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+
+#include "CustomKernel.h"
+#include "IValueSummary.h"
+#include "IrCallPlanner.h"
+#include "OperatorLookup.h"
+#include "SymbolicKernels.h"
+
+namespace torchir {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+/// Placeholders, a .pt2's getitems (they only name an output of the op before them), the output.
+class NoWorkKernel final : public NodeKernel {
+ public:
+  bool doesWork() const override { return false; }
+  void run(FrameValues&, torch::jit::Stack&, NodeRun&) override {}
+};
+
+class UnsupportedKernel final : public NodeKernel {
+ public:
+  UnsupportedKernel(KernelProblem problem, std::string schema = {})
+      : m_problem(std::move(problem)), m_schema(std::move(schema)) {}
+  std::string schema() const override { return m_schema; }
+  const KernelProblem* problem() const override { return &m_problem; }
+  void run(FrameValues&, torch::jit::Stack&, NodeRun&) override { throw std::runtime_error(m_problem.message); }
+
+ private:
+  KernelProblem m_problem;
+  std::string m_schema;
+};
+
+/// A call whose arguments were planned once (CallPlan): the argument view is the plan's records,
+/// with the run's values where they come from the frame.
+class PlannedKernel : public NodeKernel {
+ public:
+  PlannedKernel(CallPlan plan, std::string schema) : m_plan(std::move(plan)), m_schema(std::move(schema)) {}
+  std::string schema() const override { return m_schema; }
+  std::vector<ArgumentRecord> arguments(const NodeRun& run) const override { return argumentsSoFar(run.args); }
+  std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& values) const override {
+    std::vector<ArgumentRecord> out = m_plan.records;
+    for (std::size_t i = 0; i < out.size() && i < values.size(); ++i)
+      if (!isPlanConstant(m_plan.args[i])) out[i].value = summarize(values[i]);
+    return out;
+  }
+
+ protected:
+  /// Pushes the call's arguments and keeps them (references) for the record, before the call consumes them.
+  void push(const FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const {
+    stack.reserve(m_plan.args.size());
+    pushArguments(m_plan, frame, stack);
+    run.args.assign(stack.begin(), stack.end());
+  }
+  CallPlan m_plan;
+  std::string m_schema;
+};
+
+/// An op the dispatcher holds, called boxed.
+class DispatcherKernel final : public PlannedKernel {
+ public:
+  DispatcherKernel(const Node& n, c10::OperatorHandle op, CallPlan plan, bool ir)
+      : PlannedKernel(std::move(plan), toString(op.schema())), m_node(n), m_op(std::move(op)), m_ir(ir) {}
+
+  void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
+    push(frame, stack, run);
+    const auto t0 = Clock::now();  // the op's own time: the boxed call alone
+    m_op.callBoxed(stack);
+    run.microseconds = microsecondsSince(t0);
+    if (m_ir) storeIrReturns(frame, stack);
+    else storeReturns(frame, stack);
+  }
+
+ private:
+  void storeReturns(FrameValues& frame, torch::jit::Stack& stack) const {
+    const Node& n = m_node;
+    if (n.outputs.empty()) return;
+    if (!n.returnsTuple) {
+      frame[static_cast<std::size_t>(n.outputs[0])] = std::move(stack.at(0));
+      return;
+    }
+    if (stack.size() == 1 && stack[0].isList()) {  // one Tensor[] return, picked apart by getitem nodes
+      const auto list = stack[0].toListRef();
+      for (std::size_t i = 0; i < n.outputs.size() && i < list.size(); ++i)
+        frame[static_cast<std::size_t>(n.outputs[i])] = list[i];
+      return;
+    }
+    for (std::size_t i = 0; i < n.outputs.size() && i < stack.size(); ++i)
+      frame[static_cast<std::size_t>(n.outputs[i])] = std::move(stack[i]);
+  }
+
+  /// An IR node lists only its tensor results, in order (pytorch-ir keeps the tensors of a tuple
+  /// or list return): topk -> topk_0, topk_1; split -> split_0, split_1, ...
+  void storeIrReturns(FrameValues& frame, torch::jit::Stack& stack) const {
+    std::vector<c10::IValue> tensors;
+    for (auto& v : stack) {
+      if (v.isTensor()) tensors.push_back(std::move(v));
+      else if (v.isList())
+        for (const auto& e : v.toListRef())
+          if (e.isTensor()) tensors.push_back(e);
+    }
+    for (std::size_t i = 0; i < m_node.outputs.size() && i < tensors.size(); ++i)
+      frame[static_cast<std::size_t>(m_node.outputs[i])] = std::move(tensors[i]);
+  }
+
+  const Node& m_node;
+  c10::OperatorHandle m_op;
+  bool m_ir;
+};
+
+/// The IR's getitem copies one output of its producer into a value of its own.
+class IrGetItemKernel final : public PlannedKernel {
+ public:
+  IrGetItemKernel(const Node& n, CallPlan plan)
+      : PlannedKernel(std::move(plan), "getitem(Tensor[] outputs, int index) -> Tensor"), m_node(n) {}
+  void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
+    push(frame, stack, run);
+    frame[static_cast<std::size_t>(m_node.outputs.at(0))] = stack[0].toListRef()[static_cast<std::size_t>(stack[1].toInt())];
+  }
+
+ private:
+  const Node& m_node;
+};
+
+/// Python's operator/math functions on SymInts.
+class SymbolicKernel final : public NodeKernel {
+ public:
+  explicit SymbolicKernel(const Node& n) : m_node(n) {}
+  void run(FrameValues& frame, torch::jit::Stack&, NodeRun& run) override {
+    NodeRecord record;
+    const auto t0 = Clock::now();
+    runSymbolic(m_node, frame, record);
+    run.microseconds = microsecondsSince(t0);
+    run.ownArgs = std::move(record.arguments);
+  }
+
+ private:
+  const Node& m_node;
+};
+
+/// A registered custom executor (it wins over the dispatcher, as in pytorch-ir).
+class CustomExecutorKernel final : public NodeKernel {
+ public:
+  CustomExecutorKernel(const Program& p, const Node& n, Executor executor)
+      : m_program(p), m_node(n), m_executor(std::move(executor)) {}
+  std::string schema() const override { return m_node.target + " (custom executor)"; }
+  void run(FrameValues& frame, torch::jit::Stack&, NodeRun& run) override {
+    const auto t0 = Clock::now();
+    runCustomExecutor(m_executor, m_program, m_node, frame, run.ownArgs);
+    run.microseconds = microsecondsSince(t0);
+  }
+
+ private:
+  const Program& m_program;
+  const Node& m_node;
+  Executor m_executor;
+};
+
+/// cond, while_loop, wrap_with_set_grad_enabled, auto_functionalized: HigherOrderKernels.
+class HigherOrderNodeKernel final : public NodeKernel {
+ public:
+  HigherOrderNodeKernel(const Program& p, const Node& n, std::shared_ptr<HigherOrderKernel> hop)
+      : m_program(p), m_node(n), m_hop(std::move(hop)) {}
+  std::string schema() const override { return m_hop->schema(); }
+  void run(FrameValues& frame, torch::jit::Stack&, NodeRun& run) override {
+    NodeRecord record;
+    const auto t0 = Clock::now();
+    std::vector<c10::IValue> results = m_hop->run(frame, record);
+    run.microseconds = microsecondsSince(t0);
+    run.ownArgs = std::move(record.arguments);
+    for (ValueId v : m_node.outputs) {  // the getitem values pick the results by output index
+      const auto i = static_cast<std::size_t>(m_program.value(v).outputIndex);
+      if (i < results.size()) frame[static_cast<std::size_t>(v)] = results[i];
+    }
+  }
+  std::vector<InnerRecord> inner() const override { return m_hop->lastRun(); }  // as the last run left them
+
+ private:
+  const Program& m_program;
+  const Node& m_node;
+  std::shared_ptr<HigherOrderKernel> m_hop;
+};
+
+std::unique_ptr<NodeKernel> irGetItemKernel(const Program& p, const Node& n) {
+  try {
+    return std::make_unique<IrGetItemKernel>(n, planIrGetItem(p, n));
+  } catch (const std::exception& e) {
+    return std::make_unique<UnsupportedKernel>(KernelProblem{DiagnosisClass::RuntimeError, e.what()},
+                                               "getitem(Tensor[] outputs, int index) -> Tensor");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make) {
+  const bool ir = p.source.format == "ir-json";
+  if (isGetItem(n) && ir) return irGetItemKernel(p, n);
+  if (n.opcode != Opcode::CallFunction || isGetItem(n)) return std::make_unique<NoWorkKernel>();
+  if (auto custom = findExecutor(n.target)) return std::make_unique<CustomExecutorKernel>(p, n, std::move(*custom));
+  if (isSymbolicTarget(n.target)) return std::make_unique<SymbolicKernel>(n);
+  if (!ir && isHigherOrderTarget(n.target)) {  // the IR JSON keeps no subgraphs: diagnosed below
+    auto hop = resolveHigherOrder(p, n, make);
+    if (auto* problem = std::get_if<HigherOrderProblem>(&hop))
+      return std::make_unique<UnsupportedKernel>(KernelProblem{problem->kind, problem->message});
+    return std::make_unique<HigherOrderNodeKernel>(p, n, std::get<std::shared_ptr<HigherOrderKernel>>(std::move(hop)));
+  }
+  auto op = findOperator(n.target);
+  if (!op) {
+    const bool hop = isHigherOrderTarget(n.target);
+    const bool named = qualifiedOperatorName(n.target) != n.target;  // of the form ns.op.overload
+    return std::make_unique<UnsupportedKernel>(KernelProblem{
+        hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound,
+        hop     ? "the higher-order op " + n.target + " has no kernel yet"
+        : named ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
+                      " (a custom op whose library is not loaded, or an op of another torch version)"
+                : "'" + n.target + "' is not an operator the dispatcher knows"});
+  }
+  try {
+    CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
+    return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir);
+  } catch (const std::exception& e) {
+    return std::make_unique<UnsupportedKernel>(
+        KernelProblem{DiagnosisClass::RuntimeError, std::string("cannot rebuild the call: ") + e.what()},
+        toString(op->schema()));
+  }
+}
+
+}  // namespace torchir

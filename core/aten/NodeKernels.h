@@ -1,0 +1,58 @@
+#pragma once
+// How each node runs, decided once when a session is made: one class per kind of node behind one
+// interface (as nativert's OpKernel), resolved by resolveNodeKernel.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "HigherOrderKernels.h"
+
+namespace torchir {
+
+/// What one execution of a node keeps: cheap enough for every node of every run.
+struct NodeRun {
+  bool executed = false;
+  double microseconds = 0;
+  std::vector<c10::IValue> args;         // a planned call's arguments (references to frame tensors)
+  std::vector<ArgumentRecord> ownArgs;  // the records a kernel without a plan makes itself
+  /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
+  void clear() {
+    executed = false;
+    microseconds = 0;
+    args.clear();
+    ownArgs.clear();
+  }
+};
+
+/// Why a node cannot run, found when its kernel was resolved.
+struct KernelProblem {
+  DiagnosisClass kind = DiagnosisClass::OpNotFound;
+  std::string message;
+};
+
+class NodeKernel {
+ public:
+  virtual ~NodeKernel() = default;
+  /// False for nodes that only name values (placeholders, a .pt2's getitems, the output).
+  virtual bool doesWork() const { return true; }
+  virtual std::string schema() const { return {}; }
+  /// Non-null when the node cannot run at all.
+  virtual const KernelProblem* problem() const { return nullptr; }
+  /// Runs the node on the frame: its results into `frame`, what its record needs into `run`.
+  /// `stack` is the session's boxed stack, reused by every node. Throws MissingValue,
+  /// SubgraphFailure, c10::Error or std::exception.
+  virtual void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) = 0;
+  /// The arguments as the argument view shows them after `run`.
+  virtual std::vector<ArgumentRecord> arguments(const NodeRun& run) const { return run.ownArgs; }
+  /// The arguments as far as they were rebuilt (`values`: the stack, or the run's arguments), for
+  /// a diagnosis.
+  virtual std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& /*values*/) const { return {}; }
+  /// The nodes a higher-order node's subgraphs ran the last time.
+  virtual std::vector<InnerRecord> inner() const { return {}; }
+};
+
+/// The kernel of node `n`: a higher-order op's subgraphs become child sessions through `make`.
+std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make);
+
+}  // namespace torchir
