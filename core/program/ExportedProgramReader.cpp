@@ -56,16 +56,10 @@ class Builder {
  public:
   Builder(const json::Reader& r, Program& p, int depth = 0) : m_r(r), m_p(p), m_depth(depth) {}
 
+  /// The fields in torch's order (graph_module, range_constraints, schema_version, torch_version),
+  /// so that no field is skipped to reach another; readExportedProgram checks the schema version
+  /// first when reading fails.
   void read(od::object ep) {
-    od::object version = m_r.object(m_r.field(ep, "schema_version", "the program"), "schema_version");
-    const int major = smallInt(m_r.field(version, "major", "schema_version"), "schema_version.major");
-    const auto minorValue = m_r.optionalField(version, "minor");
-    const int minor = minorValue ? smallInt(*minorValue, "schema_version.minor") : 0;
-    if (major != kSupportedSchemaMajor)
-      fail("unsupported ExportedProgram schema version " + std::to_string(major) + "." + std::to_string(minor) +
-           " (this build reads " + std::to_string(kSupportedSchemaMajor) + ".x)");
-    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(minor);
-
     od::object gm = m_r.object(m_r.field(ep, "graph_module", "the program"), "graph_module");
     readGraph(m_r.object(m_r.field(gm, "graph", "graph_module"), "graph_module.graph"));
     od::object signature = m_r.object(m_r.field(gm, "signature", "graph_module"), "graph_module.signature");
@@ -83,8 +77,25 @@ class Builder {
         r.max = bound(m_r.field(o, "max_val", "a range constraint"));
         m_p.symbolRanges[std::string(symbol)] = r;
       });
+    const auto [major, minor] = schemaVersion(m_r, ep);
+    refuseUnsupported(m_r, major, minor);
+    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(minor);
     if (auto version = m_r.optionalField(ep, "torch_version"); version && typeOf(*version) == od::json_type::string)
       m_p.source.torchVersion = m_r.string(*version, "torch_version");
+  }
+
+  /// (major, minor) of schema_version.
+  static std::pair<int, int> schemaVersion(const json::Reader& r, od::object& ep) {
+    od::object version = r.object(r.field(ep, "schema_version", "the program"), "schema_version");
+    const int major = smallInt(r, r.field(version, "major", "schema_version"), "schema_version.major");
+    const auto minorValue = r.optionalField(version, "minor");
+    return {major, minorValue ? smallInt(r, *minorValue, "schema_version.minor") : 0};
+  }
+
+  static void refuseUnsupported(const json::Reader& r, int major, int minor) {
+    if (major != kSupportedSchemaMajor)
+      r.fail("unsupported ExportedProgram schema version " + std::to_string(major) + "." + std::to_string(minor) +
+             " (this build reads " + std::to_string(kSupportedSchemaMajor) + ".x)");
   }
 
   /// A higher-order op's `as_graph` body: every input is a user input, every output a user output.
@@ -109,9 +120,9 @@ class Builder {
       fail(std::string(what) + " is not an object");
   }
 
-  int smallInt(od::value v, std::string_view what) const {
+  static int smallInt(const json::Reader& r, od::value v, std::string_view what) {
     const auto i = json::exactInt(v);
-    if (!i || *i < INT32_MIN || *i > INT32_MAX) fail(std::string(what) + " is not a 32-bit integer");
+    if (!i || *i < INT32_MIN || *i > INT32_MAX) r.fail(std::string(what) + " is not a 32-bit integer");
     return static_cast<int>(*i);
   }
 
@@ -125,7 +136,14 @@ class Builder {
     m_outputsText = json::rawText(m_r, m_r.field(graph, "outputs", "the graph"));
     each(m_r.field(graph, "nodes", "the graph"), "the graph's nodes", [&](od::value n) { readNode(m_r.object(n, "a node")); });
     fields(m_r.field(graph, "tensor_values", "the graph"), "tensor_values",
-           [&](std::string_view name, od::value meta) { m_metas.emplace(std::string(name), tensorMeta(meta)); });
+           [&](std::string_view name, od::value meta) {
+             // torch writes tensor_values after the nodes: the value is there to take its meta
+             const auto it = m_byName.find(name);
+             if (it != m_byName.end() && m_p.values[static_cast<std::size_t>(it->second)].kind == ValueKind::Tensor)
+               apply(tensorMeta(meta), it->second);
+             else
+               m_laterMetas.emplace(std::string(name), tensorMeta(meta));
+           });
     if (const auto single = m_r.optionalField(graph, "is_single_tensor_return"))
       m_singleTensorReturn = m_r.boolean(*single, "is_single_tensor_return");
   }
@@ -143,16 +161,24 @@ class Builder {
       m_p.inputs.push_back(std::move(s));
     }
     readOutputs(outputs);
-    for (Value& v : m_p.values) {
-      if (v.kind != ValueKind::Tensor) continue;
-      auto it = m_metas.find(v.name);
-      if (it == m_metas.end()) fail("tensor '" + v.name + "' has no entry in tensor_values");
-      v.dtype = it->second.dtype;
-      v.shape = std::move(it->second.shape);  // each name is one value's
-      v.strides = std::move(it->second.strides);
-      v.device = std::move(it->second.device);
+    m_hasMeta.resize(m_p.values.size(), false);
+    for (const Value& v : m_p.values) {
+      if (v.kind != ValueKind::Tensor || m_hasMeta[static_cast<std::size_t>(v.id)]) continue;
+      auto it = m_laterMetas.find(v.name);
+      if (it == m_laterMetas.end()) fail("tensor '" + v.name + "' has no entry in tensor_values");
+      apply(std::move(it->second), v.id);
     }
     if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
+  }
+
+  void apply(TensorMeta m, ValueId id) {
+    Value& v = m_p.values[static_cast<std::size_t>(id)];
+    v.dtype = m.dtype;
+    v.shape = std::move(m.shape);
+    v.strides = std::move(m.strides);
+    v.device = std::move(m.device);
+    if (m_hasMeta.size() <= static_cast<std::size_t>(id)) m_hasMeta.resize(m_p.values.size(), false);
+    m_hasMeta[static_cast<std::size_t>(id)] = true;
   }
 
   TensorMeta tensorMeta(od::value v) {
@@ -546,7 +572,9 @@ class Builder {
     using is_transparent = void;
   };
   std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> m_byName;
-  std::unordered_map<std::string, TensorMeta, NameHash, std::equal_to<>> m_metas;
+  /// Metas of values not yet made when tensor_values was read (a file in another order).
+  std::unordered_map<std::string, TensorMeta, NameHash, std::equal_to<>> m_laterMetas;
+  std::vector<bool> m_hasMeta;  // per value
   std::vector<ValueId> m_placeholders;
   std::string m_outputsText;
   bool m_singleTensorReturn = false;
@@ -555,13 +583,35 @@ class Builder {
   int m_depth;          // how many graphs this one is inside
 };
 
+/// Throws the schema version's LoadError when the text is of a major version this build does not read.
+void refuseOtherSchemaVersions(std::string_view text, const json::Reader& reader) {
+  const simdjson::padded_string padded(text);
+  od::parser parser;
+  od::document doc;
+  od::object ep;
+  if (parser.iterate(padded).get(doc) || doc.get_object().get(ep)) return;
+  std::pair<int, int> version;
+  try {
+    version = Builder::schemaVersion(reader, ep);
+  } catch (const std::exception&) {
+    return;  // no readable version: the first error stands
+  }
+  Builder::refuseUnsupported(reader, version.first, version.second);
+}
+
 }  // namespace
 
-void readExportedProgram(const std::string& text, const std::string& file, const std::string& record, Program& program) {
+void readExportedProgram(std::string_view text, std::size_t readable, const std::string& file,
+                         const std::string& record, Program& program) {
   const json::Reader reader(file, record);
-  json::parseObject(text, reader, [&](od::object ep) {
+  json::parseObject(text, readable, reader, [&](od::object ep) {
     Program attempt = program;  // a second attempt (text with bare NaN quoted) starts afresh
-    Builder(reader, attempt).read(ep);
+    try {
+      Builder(reader, attempt).read(ep);
+    } catch (const LoadError&) {
+      refuseOtherSchemaVersions(text, reader);  // a file of another major version says so, not what broke
+      throw;
+    }
     program = std::move(attempt);
   });
 }

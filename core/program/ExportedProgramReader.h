@@ -14,6 +14,8 @@ constexpr int kSupportedSchemaMajor = 8;
 /// node per output of a multi-output op, placeholders in signature order. The program model is
 /// built as the JSON is read (simdjson On-Demand): no tree of the JSON is made. Errors are
 /// LoadErrors naming `file`.
-void readExportedProgram(const std::string& text, const std::string& file, const std::string& record, Program& program);
+/// `readable` is how many bytes from the text's start may be read (see json::parseObject).
+void readExportedProgram(std::string_view text, std::size_t readable, const std::string& file,
+                         const std::string& record, Program& program);
 
 }  // namespace torchir

@@ -68,7 +68,8 @@ std::optional<od::value> Reader::optionalField(od::object& o, std::string_view k
   return v;
 }
 
-void parseObject(const std::string& text, const Reader& r, const std::function<void(od::object)>& build) {
+void parseObject(std::string_view text, std::size_t readable, const Reader& r,
+                 const std::function<void(od::object)>& build) {
   auto attempt = [&](simdjson::padded_string_view view) {
     od::parser parser;
     od::document doc;
@@ -82,8 +83,8 @@ void parseObject(const std::string& text, const Reader& r, const std::function<v
     }
   };
   try {
-    if (text.capacity() >= text.size() + simdjson::SIMDJSON_PADDING) {
-      attempt(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+    if (readable >= text.size() + simdjson::SIMDJSON_PADDING) {
+      attempt(simdjson::padded_string_view(text.data(), text.size(), readable));
     } else {
       const simdjson::padded_string padded(text);
       attempt(padded);

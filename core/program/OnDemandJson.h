@@ -45,7 +45,10 @@ class Reader {
 /// first, in place when the string has simdjson's padding in its capacity; when that fails, the
 /// text is looked at: nested past kMaxJsonDepth it is refused as such, and with Python's bare
 /// NaN or Infinity it is read again (build called anew) with those quoted.
-void parseObject(const std::string& text, const Reader& r, const std::function<void(od::object)>& build);
+/// `readable`: how many bytes from the text's start may be read (simdjson reads up to
+/// SIMDJSON_PADDING past the end; with fewer the text is copied).
+void parseObject(std::string_view text, std::size_t readable, const Reader& r,
+                 const std::function<void(od::object)>& build);
 
 /// What kind of JSON value `v` is; a syntax error where it should start fails through `r`.
 od::json_type typeOf(const Reader& r, od::value& v);

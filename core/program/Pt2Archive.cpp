@@ -384,6 +384,22 @@ std::string Pt2Archive::text(const std::string& record) const {
   return text;
 }
 
+Pt2Archive::InPlaceText Pt2Archive::inPlaceText(const std::string& record) const {
+  const Record r = m_impl->locked(m_path, record);
+  InPlaceText t;
+  if (r.method != 0 || r.offset + r.csize + kTextPadding > m_impl->source.size) {
+    t.owned = text(record);
+    return t;
+  }
+  if (r.usize > kMaxTextBytes)
+    throw LoadError(m_path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
+                                std::to_string(kMaxTextBytes) + " a text record may have");
+  t.mapped = reinterpret_cast<const char*>(m_impl->source.data + r.offset);
+  t.size = r.csize;
+  if (crcOf(t.mapped, t.size) != r.crc) throw LoadError(m_path, "record " + record + " fails its CRC check (corrupt archive)");
+  return t;
+}
+
 std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record, std::uint64_t needed) const {
   const Record r = m_impl->locked(m_path, record);
   const std::string origin = m_path + ":" + record;

@@ -73,7 +73,8 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   std::vector<Entry> entries;
   std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
   const json::Reader r(archive.path(), path);
-  json::parseObject(archive.text(path), r, [&](od::object top) {
+  const auto text = archive.inPlaceText(path);
+  json::parseObject(text.view(), text.readable(), r, [&](od::object top) {
   entries.clear();
   needed.clear();
   const bool ok = json::forEachField(r, r.field(top, "config", path), [&](std::string_view key, od::value v) {
@@ -141,7 +142,8 @@ void readPickledTensors(const Pt2Archive& archive, const std::string& record, We
 
 /// The ExportedProgram JSON in `record`.
 void readProgramJson(const Pt2Archive& archive, const std::string& record, Program& program) {
-  readExportedProgram(archive.text(record), archive.path(), record, program);
+  const auto text = archive.inPlaceText(record);
+  readExportedProgram(text.view(), text.readable(), archive.path(), record, program);
 }
 
 /// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.

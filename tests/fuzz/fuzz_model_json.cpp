@@ -10,8 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::expectLoadErrorOrSuccess([&] {
     torchir::Program p;
-    torchir::readExportedProgram(std::string(reinterpret_cast<const char*>(data), size), "fuzz.pt2",
-                                 "models/model.json", p);
+    const std::string text(reinterpret_cast<const char*>(data), size);  // the fuzzer's bytes are not padded
+    torchir::readExportedProgram(text, text.capacity(), "fuzz.pt2", "models/model.json", p);
     torchir::buildModuleTree(p);
     torchir::fxTable(p);
     torchir::summarize(p);
