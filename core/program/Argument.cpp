@@ -17,8 +17,8 @@ std::string pythonLiteral(const Literal& l) {
                  },
                  [](const Literal::Dict& dict) {
                    std::string out = "{";
-                   for (std::size_t i = 0; i < dict.size(); ++i)
-                     out += (i ? ", " : "") + pythonStringRepr(dict[i].first) + ": " + pythonLiteral(dict[i].second);
+                   for (std::size_t i = 0; i < dict.keys.size() && i < dict.values.size(); ++i)
+                     out += (i ? ", " : "") + pythonStringRepr(dict.keys[i]) + ": " + pythonLiteral(dict.values[i]);
                    return out + "}";
                  }},
       l.value);

@@ -17,7 +17,11 @@ namespace torchir {
 /// A pytorch-ir attribute as the Python value it was (JSON's kinds; NaN and infinities kept).
 struct Literal {
   using List = std::vector<Literal>;
-  using Dict = std::vector<std::pair<std::string, Literal>>;  // in the file's order
+  /// Keys and their values, in the file's order (two lists: Literal is incomplete here).
+  struct Dict {
+    std::vector<std::string> keys;
+    List values;
+  };
   std::variant<std::monostate, bool, int64_t, double, std::string, List, Dict> value;
 
   bool isNone() const { return std::holds_alternative<std::monostate>(value); }

@@ -42,7 +42,10 @@ Literal literalFromJson(const Json& j) {
     l.value = std::move(list);
   } else if (j.is_object()) {
     Literal::Dict dict;
-    for (const auto& [k, x] : j.items()) dict.emplace_back(k, literalFromJson(x));
+    for (const auto& [k, x] : j.items()) {
+      dict.keys.push_back(k);
+      dict.values.push_back(literalFromJson(x));
+    }
     l.value = std::move(dict);
   }
   return l;
@@ -59,7 +62,8 @@ Json literalJson(const Literal& l) {
                                },
                                [](const Literal::Dict& dict) {
                                  Json out = Json::object();
-                                 for (const auto& [k, x] : dict) out[k] = literalJson(x);
+                                 for (std::size_t i = 0; i < dict.keys.size() && i < dict.values.size(); ++i)
+                                   out[dict.keys[i]] = literalJson(dict.values[i]);
                                  return out;
                                }},
                     l.value);
