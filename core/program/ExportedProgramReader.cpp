@@ -56,40 +56,50 @@ class Builder {
  public:
   Builder(const json::Reader& r, Program& p, int depth = 0) : m_r(r), m_p(p), m_depth(depth) {}
 
-  /// The fields in torch's order (graph_module, range_constraints, schema_version, torch_version),
-  /// so that no field is skipped to reach another; readExportedProgram checks the schema version
+  /// Every object is read in one forward pass over its fields, in the file's order, dispatched by
+  /// key: simdjson checks the text as it goes only on such a pass (a lookup that wraps around an
+  /// object assumes the object is well formed). readExportedProgram checks the schema version
   /// first when reading fails.
   void read(od::object ep) {
-    od::object gm = m_r.object(m_r.field(ep, "graph_module", "the program"), "graph_module");
-    readGraph(m_r.object(m_r.field(gm, "graph", "graph_module"), "graph_module.graph"));
-    od::object signature = m_r.object(m_r.field(gm, "signature", "graph_module"), "graph_module.signature");
-    std::vector<InputSpecDecl> inputs;
-    std::vector<OutputSpecDecl> outputs;
-    each(m_r.field(signature, "input_specs", "the signature"), "input_specs", [&](od::value s) { inputs.push_back(inputSpec(s)); });
-    each(m_r.field(signature, "output_specs", "the signature"), "output_specs", [&](od::value s) { outputs.push_back(outputSpec(s)); });
-    finish(&inputs, &outputs);
-
-    if (const auto ranges = m_r.optionalField(ep, "range_constraints"))
-      fields(*ranges, "range_constraints", [&](std::string_view symbol, od::value range) {
-        od::object o = m_r.object(range, "a range constraint");
-        SymbolRange r;
-        r.min = bound(m_r.field(o, "min_val", "a range constraint"));
-        r.max = bound(m_r.field(o, "max_val", "a range constraint"));
-        m_p.symbolRanges[std::string(symbol)] = r;
-      });
-    const auto [major, minor] = schemaVersion(m_r, ep);
-    refuseUnsupported(m_r, major, minor);
-    m_p.source.schemaVersion = std::to_string(major) + "." + std::to_string(minor);
-    if (auto version = m_r.optionalField(ep, "torch_version"); version && typeOf(*version) == od::json_type::string)
-      m_p.source.torchVersion = m_r.string(*version, "torch_version");
+    bool graphModule = false;
+    std::optional<std::pair<int, int>> version;
+    forFields(ep, "the program", [&](std::string_view key, od::value v) {
+      if (key == "graph_module") readGraphModule(v), graphModule = true;
+      else if (key == "schema_version") version = schemaVersionOf(m_r, v);
+      else if (key == "range_constraints") readRanges(v);
+      else if (key == "torch_version" && typeOf(v) == od::json_type::string)
+        m_p.source.torchVersion = m_r.string(v, "torch_version");
+    });
+    if (!version) fail("the program has no 'schema_version'");
+    refuseUnsupported(m_r, version->first, version->second);
+    if (!graphModule) fail("the program has no 'graph_module'");
+    m_p.source.schemaVersion = std::to_string(version->first) + "." + std::to_string(version->second);
   }
 
-  /// (major, minor) of schema_version.
+  /// (major, minor) of the top-level object's schema_version, for a look at it alone.
   static std::pair<int, int> schemaVersion(const json::Reader& r, od::object& ep) {
-    od::object version = r.object(r.field(ep, "schema_version", "the program"), "schema_version");
-    const int major = smallInt(r, r.field(version, "major", "schema_version"), "schema_version.major");
-    const auto minorValue = r.optionalField(version, "minor");
-    return {major, minorValue ? smallInt(r, *minorValue, "schema_version.minor") : 0};
+    std::optional<std::pair<int, int>> version;
+    for (auto field : ep) {
+      std::string_view key;
+      od::value v;
+      if (const auto e = field.unescaped_key().get(key)) r.fail(e, "the program");
+      if (const auto e = field.value().get(v)) r.fail(e, "the program");
+      if (key == "schema_version") version = schemaVersionOf(r, v);
+    }
+    if (!version) r.fail("the program has no 'schema_version'");
+    return *version;
+  }
+
+  static std::pair<int, int> schemaVersionOf(const json::Reader& r, od::value v) {
+    std::optional<int> major;
+    int minor = 0;
+    if (!json::forEachField(r, v, [&](std::string_view key, od::value x) {
+          if (key == "major") major = smallInt(r, x, "schema_version.major");
+          else if (key == "minor" && !x.is_null()) minor = smallInt(r, x, "schema_version.minor");
+          return true;
+        }) || !major)
+      r.fail("schema_version has no major version");
+    return {*major, minor};
   }
 
   static void refuseUnsupported(const json::Reader& r, int major, int minor) {
@@ -115,6 +125,16 @@ class Builder {
     if (!json::forEach(m_r, v, [&](od::value x) { return f(x), true; })) fail(std::string(what) + " is not an array");
   }
   template <class F>
+  void forFields(od::object& o, std::string_view what, F f) {
+    for (auto field : o) {
+      std::string_view key;
+      od::value v;
+      if (const auto e = field.unescaped_key().get(key)) m_r.fail(e, what);
+      if (const auto e = field.value().get(v)) m_r.fail(e, what);
+      f(key, v);
+    }
+  }
+  template <class F>
   void fields(od::value v, std::string_view what, F f) {
     if (!json::forEachField(m_r, v, [&](std::string_view k, od::value x) { return f(k, x), true; }))
       fail(std::string(what) + " is not an object");
@@ -129,23 +149,80 @@ class Builder {
   /// An integer bound; "Infinity", null or a float is unbounded.
   static std::optional<int64_t> bound(od::value v) { return json::exactInt(v); }
 
+  void readGraphModule(od::value v) {
+    bool graph = false, signature = false;
+    std::vector<InputSpecDecl> inputs;
+    std::vector<OutputSpecDecl> outputs;
+    fields(v, "graph_module", [&](std::string_view key, od::value x) {
+      if (key == "graph") readGraph(m_r.object(x, "graph_module.graph")), graph = true;
+      else if (key == "signature") {
+        signature = true;
+        fields(x, "graph_module.signature", [&](std::string_view k, od::value specs) {
+          if (k == "input_specs") each(specs, "input_specs", [&](od::value s) { inputs.push_back(inputSpec(s)); });
+          else if (k == "output_specs") each(specs, "output_specs", [&](od::value s) { outputs.push_back(outputSpec(s)); });
+        });
+      }
+    });
+    if (!graph || !signature) fail("graph_module has no graph or no signature");
+    finish(&inputs, &outputs);
+  }
+
+  void readRanges(od::value v) {
+    fields(v, "range_constraints", [&](std::string_view symbol, od::value range) {
+      SymbolRange r;
+      fields(range, "a range constraint", [&](std::string_view key, od::value x) {
+        if (key == "min_val") r.min = bound(x);
+        else if (key == "max_val") r.max = bound(x);
+      });
+      m_p.symbolRanges[std::string(symbol)] = r;
+    });
+  }
+
   // ---------------------------------------------------------------- the graph
 
   void readGraph(od::object graph) {
-    each(m_r.field(graph, "inputs", "the graph"), "the graph's inputs", [&](od::value in) { placeholder(in); });
-    m_outputsText = json::rawText(m_r, m_r.field(graph, "outputs", "the graph"));
-    each(m_r.field(graph, "nodes", "the graph"), "the graph's nodes", [&](od::value n) { readNode(m_r.object(n, "a node")); });
-    fields(m_r.field(graph, "tensor_values", "the graph"), "tensor_values",
-           [&](std::string_view name, od::value meta) {
-             // torch writes tensor_values after the nodes: the value is there to take its meta
-             const auto it = m_byName.find(name);
-             if (it != m_byName.end() && m_p.values[static_cast<std::size_t>(it->second)].kind == ValueKind::Tensor)
-               apply(tensorMeta(meta), it->second);
-             else
-               m_laterMetas.emplace(std::string(name), tensorMeta(meta));
-           });
-    if (const auto single = m_r.optionalField(graph, "is_single_tensor_return"))
-      m_singleTensorReturn = m_r.boolean(*single, "is_single_tensor_return");
+    bool inputs = false, outputs = false, nodes = false;
+    std::string nodesText;  // the nodes of a file that lists them before the inputs, read after them
+    forFields(graph, "the graph", [&](std::string_view key, od::value v) {
+      if (key == "inputs") {
+        inputs = true;
+        each(v, "the graph's inputs", [&](od::value in) { placeholder(in); });
+      } else if (key == "outputs") {
+        outputs = true;
+        m_outputsText = json::rawText(m_r, v);
+      } else if (key == "nodes") {
+        nodes = true;
+        if (inputs) readNodes(v);
+        else nodesText = json::rawText(m_r, v);
+      } else if (key == "tensor_values") {
+        fields(v, "tensor_values", [&](std::string_view name, od::value meta) {
+          // torch writes tensor_values after the nodes: the value is there to take its meta
+          const auto it = m_byName.find(name);
+          if (it != m_byName.end() && m_p.values[static_cast<std::size_t>(it->second)].kind == ValueKind::Tensor)
+            apply(tensorMeta(meta), it->second);
+          else
+            m_laterMetas.emplace(std::string(name), tensorMeta(meta));
+        });
+      } else if (key == "is_single_tensor_return") {
+        if (!v.is_null()) m_singleTensorReturn = m_r.boolean(v, "is_single_tensor_return");
+      }
+    });
+    if (!inputs || !outputs || !nodes) fail("the graph has no inputs, outputs or nodes");
+    if (!nodesText.empty()) readNodes(ofText(nodesText, "the graph's nodes"));
+  }
+
+  void readNodes(od::value nodes) {
+    each(nodes, "the graph's nodes", [&](od::value n) { readNode(m_r.object(n, "a node")); });
+  }
+
+  /// A value read from JSON text of its own (what was kept to be read later), valid until the
+  /// next call.
+  od::value ofText(const std::string& text, std::string_view what) {
+    m_padded = simdjson::padded_string(text);
+    od::value v;
+    if (const auto e = m_parser.iterate(m_padded).get(m_doc)) m_r.fail(e, what);
+    if (const auto e = m_doc.get_value().get(v)) m_r.fail(e, what);
+    return v;
   }
 
   /// The signature (null for a subgraph: all user inputs and outputs), the output node, the
@@ -193,10 +270,14 @@ class Builder {
       } else if (key == "strides") {
         each(x, "strides", [&](od::value d) { m.strides.push_back(dim(d).hint); });
       } else if (key == "device" && typeOf(x) == od::json_type::object) {
-        od::object dev = m_r.object(x, "a device");
-        m.device = std::string(m_r.string(m_r.field(dev, "type", "a device"), "a device's type"));
-        if (auto index = m_r.optionalField(dev, "index"); index && typeOf(*index) == od::json_type::number)
-          m.device += ":" + std::to_string(m_r.int64(*index, "a device index"));
+        std::string type;
+        std::optional<int64_t> index;
+        fields(x, "a device", [&](std::string_view k, od::value y) {
+          if (k == "type") type = m_r.string(y, "a device's type");
+          else if (k == "index" && typeOf(y) == od::json_type::number) index = m_r.int64(y, "a device index");
+        });
+        if (type.empty()) fail("a device has no type");
+        m.device = index ? type + ":" + std::to_string(*index) : type;
       }
     });
     return m;
@@ -208,18 +289,19 @@ class Builder {
     const bool ok = json::readUnion(m_r, v, [&](std::string_view kind, od::value body) {
       if (kind == "as_int") return d.hint = m_r.int64(body, "a size"), true;
       if (kind != "as_expr") return false;
-      od::object e = m_r.object(body, "a symbolic size");
-      d.expr = readableSymbolExpr(std::string(m_r.string(m_r.field(e, "expr_str", "a symbolic size"), "expr_str")));
-      if (auto hint = m_r.optionalField(e, "hint")) {
-        if (typeOf(*hint) == od::json_type::number) d.hint = m_r.int64(*hint, "a size hint");
-        else if (typeOf(*hint) == od::json_type::object) {
-          od::object h = m_r.object(*hint, "a size hint");
-          if (auto i = m_r.optionalField(h, "as_int")) d.hint = m_r.int64(*i, "a size hint");
-        }
-      }
-      return true;
+      bool expr = false;
+      fields(body, "a symbolic size", [&](std::string_view k, od::value x) {
+        if (k == "expr_str") d.expr = readableSymbolExpr(std::string(m_r.string(x, "expr_str"))), expr = true;
+        else if (k != "hint") return;
+        if (typeOf(x) == od::json_type::number) d.hint = m_r.int64(x, "a size hint");
+        else if (typeOf(x) == od::json_type::object)
+          fields(x, "a size hint", [&](std::string_view h, od::value i) {
+            if (h == "as_int") d.hint = m_r.int64(i, "a size hint");
+          });
+      });
+      return expr;
     });
-    if (!ok) fail("malformed SymInt " + json::rawText(m_r, v));
+    if (!ok) fail("a size or stride in tensor_values is a malformed SymInt");  // v is partly read: no text of it
     return d;
   }
 
@@ -261,18 +343,17 @@ class Builder {
     std::string name;
     ValueKind kind = ValueKind::None;
     const bool ok = json::readUnion(m_r, in, [&](std::string_view k, od::value body) {
-      od::object o;
-      std::string_view s;
-      if (k == "as_tensor" || k == "as_custom_obj" || k == "as_token") {
-        kind = k == "as_tensor" ? ValueKind::Tensor : k == "as_token" ? ValueKind::Token : ValueKind::CustomObj;
-        o = m_r.object(body, "a graph input");
-        s = m_r.string(m_r.field(o, "name", "a graph input"), "a graph input's name");
-      } else if (k == "as_sym_int") {
-        kind = ValueKind::SymInt;
-        o = m_r.object(body, "a graph input");
-        s = m_r.string(m_r.field(o, "as_name", "a symbolic graph input"), "a graph input's name");
+      const char* nameKey = k == "as_sym_int" ? "as_name" : "name";
+      if (k == "as_tensor" || k == "as_custom_obj" || k == "as_token" || k == "as_sym_int") {
+        kind = k == "as_tensor"    ? ValueKind::Tensor
+               : k == "as_token"   ? ValueKind::Token
+               : k == "as_sym_int" ? ValueKind::SymInt
+                                   : ValueKind::CustomObj;
+        fields(body, "a graph input", [&](std::string_view key, od::value x) {
+          if (key == nameKey) name = m_r.string(x, "a graph input's name");
+        });
+        if (name.empty()) fail("a graph input has no name");
       }
-      name.assign(s);
       return true;
     });
     if (!ok) fail("graph input " + std::to_string(m_placeholders.size()) + " is malformed");
@@ -285,20 +366,22 @@ class Builder {
 
   InputSpecDecl inputSpec(od::value spec) {
     InputSpecDecl s;
-    auto target = [&](od::object& body, const char* key) { return std::string(m_r.string(m_r.field(body, key, "an input spec"), key)); };
     const bool ok = json::readUnion(m_r, spec, [&](std::string_view kind, od::value v) {
-      od::object body = m_r.object(v, "an input spec");
+      const char* targetKey = nullptr;  // the field naming the state_dict key or constant
       if (kind == "user_input") s.kind = InputKind::UserInput;
-      else if (kind == "parameter") s.kind = InputKind::Parameter, s.target = target(body, "parameter_name");
-      else if (kind == "buffer") {
-        s.kind = InputKind::Buffer;
-        s.target = target(body, "buffer_name");
-        if (auto p = m_r.optionalField(body, "persistent")) s.persistent = m_r.boolean(*p, "persistent");
-      } else if (kind == "tensor_constant") s.kind = InputKind::TensorConstant, s.target = target(body, "tensor_constant_name");
-      else if (kind == "custom_obj") s.kind = InputKind::CustomObj, s.target = target(body, "custom_obj_name");
+      else if (kind == "parameter") s.kind = InputKind::Parameter, targetKey = "parameter_name";
+      else if (kind == "buffer") s.kind = InputKind::Buffer, targetKey = "buffer_name";
+      else if (kind == "tensor_constant") s.kind = InputKind::TensorConstant, targetKey = "tensor_constant_name";
+      else if (kind == "custom_obj") s.kind = InputKind::CustomObj, targetKey = "custom_obj_name";
       else if (kind == "token") s.kind = InputKind::Token;
       else if (kind == "constant_input") s.kind = InputKind::ConstantInput;
       else fail("unknown input spec kind '" + std::string(kind) + "'");
+      bool named = false;
+      fields(v, "an input spec", [&](std::string_view key, od::value x) {
+        if (targetKey && key == targetKey) s.target = m_r.string(x, targetKey), named = true;
+        else if (key == "persistent" && s.kind == InputKind::Buffer && !x.is_null()) s.persistent = m_r.boolean(x, "persistent");
+      });
+      if (targetKey && !named) fail(std::string("an input spec has no ") + targetKey);
       return true;
     });
     if (!ok) fail("an input spec is malformed");
@@ -416,15 +499,21 @@ class Builder {
         out = readSerializedArgument(m_r, kind, body, [this](std::string_view name) { return lookup(name); });
         return out.has_value();
       }
-      od::object b = m_r.object(body, "a graph argument");
-      const std::string name(m_r.string(m_r.field(b, "name", "a graph argument"), "a graph's name"));
-      const NodeId g = newNode(Opcode::GetAttr, name, name);
-      m_p.nodes[g].outputs.push_back(newValue(name, ValueKind::CustomObj, g, 0));
       // The body's names are its own scope (it may reuse "x"): a Program of its own.
       auto sub = std::make_shared<Program>();
       sub->source = m_p.source;
-      if (m_depth >= kMaxSubgraphDepth) fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
-      Builder(m_r, *sub, m_depth + 1).readSubgraph(m_r.object(m_r.field(b, "graph", "a graph argument"), "a subgraph"));
+      std::string name;
+      bool graph = false;
+      fields(body, "a graph argument", [&](std::string_view key, od::value x) {
+        if (key == "name") name = m_r.string(x, "a graph's name");
+        if (key != "graph") return;
+        if (m_depth >= kMaxSubgraphDepth) fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
+        Builder(m_r, *sub, m_depth + 1).readSubgraph(m_r.object(x, "a subgraph"));
+        graph = true;
+      });
+      if (name.empty() || !graph) fail("a graph argument has no name or no graph");
+      const NodeId g = newNode(Opcode::GetAttr, name, name);
+      m_p.nodes[g].outputs.push_back(newValue(name, ValueKind::CustomObj, g, 0));
       m_p.nodes[g].subgraph = static_cast<int32_t>(m_p.subgraphs.size());
       m_p.subgraphs.push_back(Subgraph{name, std::move(sub)});
       out = Argument(arg::Graph{m_p.nodes[g].outputs.front(), name});
@@ -439,8 +528,11 @@ class Builder {
     const bool ok = json::readUnion(m_r, out, [&](std::string_view kind, od::value body) {
       d.serializedKind = kind;
       auto named = [&](od::value b, const char* key) {
-        od::object o = m_r.object(b, "a node's output");
-        d.names.emplace_back(m_r.string(m_r.field(o, key, "a node's output"), "an output's name"));
+        bool found = false;
+        fields(b, "a node's output", [&](std::string_view k, od::value x) {
+          if (k == key && !found) d.names.emplace_back(m_r.string(x, "an output's name")), found = true;
+        });
+        if (!found) fail("a node's output has no name");
       };
       if (kind == "as_tensor") d.kind = OutputDecl::Tensor, named(body, "name");
       else if (kind == "as_tensors") {
@@ -537,11 +629,7 @@ class Builder {
 
   /// The output node, from the graph's outputs (read now that every value they name exists).
   void readOutputs(const std::vector<OutputSpecDecl>* specs) {
-    const simdjson::padded_string padded(m_outputsText);
-    od::document doc;
-    od::value outs;
-    if (const auto e = m_parser.iterate(padded).get(doc)) m_r.fail(e, "the graph's outputs");
-    if (const auto e = doc.get_value().get(outs)) m_r.fail(e, "the graph's outputs");
+    od::value outs = ofText(m_outputsText, "the graph's outputs");
     const NodeId out = newNode(Opcode::Output, "output", "output");
     m_p.nodes[out].returnsTuple = !m_singleTensorReturn;
     std::size_t i = 0;
@@ -579,7 +667,9 @@ class Builder {
   std::string m_outputsText;
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
-  od::parser m_parser;  // for the short texts read after the graph's (its outputs)
+  od::parser m_parser;  // for the texts read after the graph's (its outputs)
+  simdjson::padded_string m_padded;
+  od::document m_doc;
   int m_depth;          // how many graphs this one is inside
 };
 

@@ -51,23 +51,6 @@ int64_t Reader::int64(od::value v, std::string_view what) const {
   return *i;
 }
 
-od::value Reader::field(od::object& o, std::string_view key, std::string_view where) const {
-  od::value v;
-  if (const auto e = o.find_field_unordered(key).get(v)) fail(e, std::string(where) + " has no '" + std::string(key) + "'");
-  return v;
-}
-
-std::optional<od::value> Reader::optionalField(od::object& o, std::string_view key) const {
-  od::value v;
-  if (const auto e = o.find_field_unordered(key).get(v)) {
-    if (e == simdjson::NO_SUCH_FIELD) return std::nullopt;
-    fail(e, "");
-  }
-  bool null = false;
-  if (v.is_null().get(null) == simdjson::SUCCESS && null) return std::nullopt;
-  return v;
-}
-
 void parseObject(std::string_view text, std::size_t readable, const Reader& r,
                  const std::function<void(od::object)>& build) {
   auto attempt = [&](simdjson::padded_string_view view) {

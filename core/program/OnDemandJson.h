@@ -1,6 +1,8 @@
 #pragma once
 // Reading a file's JSON with simdjson's On-Demand API, straight into the program model (no tree
-// is built). The helpers turn a value of the wrong kind or a missing field into the file's
+// is built). Objects are read in one forward pass over their fields (forEachField): simdjson checks
+// the text as it goes only on such a pass; a lookup by key that wraps around an object assumes the
+// object is well formed, which a stranger's file need not be. The helpers turn a value of the wrong kind or a missing field into the file's
 // LoadError, naming what was expected, and a syntax error into "RECORD is not valid JSON (...)".
 #include <simdjson.h>
 
@@ -33,9 +35,6 @@ class Reader {
   /// An integer that fits int64 exactly (not 2.0, 2.5 or 2^64): "WHAT is not a 64-bit integer".
   int64_t int64(od::value v, std::string_view what) const;
 
-  od::value field(od::object& o, std::string_view key, std::string_view where) const;
-  /// The field, or nullopt when the object has none (or it is null).
-  std::optional<od::value> optionalField(od::object& o, std::string_view key) const;
 
  private:
   std::string m_file, m_record;
@@ -57,7 +56,7 @@ std::optional<int64_t> exactInt(od::value& v);
 /// A float: a number, or a non-finite one written as a string ("Infinity", "-Infinity", "NaN")
 /// or as a bare token (which the text's markers stand for).
 std::optional<double> floatOf(od::value& v);
-/// The value's JSON text as written.
+/// The value's JSON text as written; `v` must not have been read at all (On-Demand reads forward only).
 std::string rawText(const Reader& r, od::value v);
 
 /// A serialized union, an object of exactly one field (`{"as_tensor": {...}}`): calls

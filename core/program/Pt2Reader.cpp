@@ -61,59 +61,67 @@ TensorData tensorFromMeta(const json::Reader& r, od::value meta, const std::stri
   return t;
 }
 
+/// One entry of a weights config: the view, and the record holding its bytes ("" for none).
+struct ConfigEntry {
+  std::string fqn, record;
+  TensorData tensor;
+};
+
+/// `{"tensor_meta": {...}, "path_name": "weight_0", "use_pickle": false}` of weight `fqn`.
+ConfigEntry readConfigEntry(const Pt2Archive& archive, const json::Reader& r, const std::string& folder,
+                            std::string_view fqn, od::value v) {
+  ConfigEntry e{std::string(fqn), {}, {}};
+  bool pickled = false, meta = false;
+  std::string pathName;
+  if (!json::forEachField(r, v, [&](std::string_view k, od::value x) {
+        if (k == "tensor_meta") e.tensor = tensorFromMeta(r, x, e.fqn), meta = true;
+        else if (k == "path_name") pathName = r.string(x, "a weight's path_name");
+        else if (k == "use_pickle") pickled = r.boolean(x, "use_pickle");
+        return true;
+      }) || !meta)
+    r.fail("weight '" + e.fqn + "' has no tensor_meta");
+  // a dtype this build does not know (a newer torch): shown, but without data to run on
+  if (e.tensor.dtype == DType::Unknown) return e;
+  if (const auto problem = e.tensor.layoutProblem(); !problem.empty()) r.fail("weight '" + e.fqn + "' " + problem);
+  // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
+  if (pickled) return e;
+  if (pathName.empty()) r.fail("weight '" + e.fqn + "' has no path_name");
+  e.record = folder + pathName;
+  if (!archive.has(e.record)) r.fail("weight '" + e.fqn + "' names a missing record " + e.record);
+  return e;
+}
+
 /// `data/weights/model_weights_config.json` or `data/constants/model_constants_config.json`.
 void readTensorConfig(const Pt2Archive& archive, const std::string& folder, const std::string& config,
                       Weights& weights) {
   const std::string path = folder + config;
   if (!archive.has(path)) return;
-  struct Entry {
-    std::string fqn, record;
-    TensorData tensor;
-  };
-  std::vector<Entry> entries;
-  std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
+  std::vector<ConfigEntry> entries;
   const json::Reader r(archive.path(), path);
   const auto text = archive.inPlaceText(path);
   json::parseObject(text.view(), text.readable(), r, [&](od::object top) {
-  entries.clear();
-  needed.clear();
-  const bool ok = json::forEachField(r, r.field(top, "config", path), [&](std::string_view key, od::value v) {
-    Entry e{std::string(key), {}, {}};
-    od::object entry = r.object(v, "a weight's entry");
-    bool pickled = false, meta = false;
-    std::string pathName;
-    for (auto field : entry) {
-      std::string_view k;
-      od::value x;
-      if (const auto err = field.unescaped_key().get(k)) r.fail(err, path);
-      if (const auto err = field.value().get(x)) r.fail(err, path);
-      if (k == "tensor_meta") e.tensor = tensorFromMeta(r, x, e.fqn), meta = true;
-      else if (k == "path_name") pathName = r.string(x, "a weight's path_name");
-      else if (k == "use_pickle") pickled = r.boolean(x, "use_pickle");
+    entries.clear();  // a second attempt (text with bare NaN quoted) starts afresh
+    bool found = false;
+    for (auto field : top) {
+      std::string_view key;
+      od::value v;
+      if (const auto e = field.unescaped_key().get(key)) r.fail(e, path);
+      if (const auto e = field.value().get(v)) r.fail(e, path);
+      if (key != "config") continue;
+      found = true;
+      if (!json::forEachField(r, v, [&](std::string_view fqn, od::value entry) {
+            entries.push_back(readConfigEntry(archive, r, folder, fqn, entry));
+            return true;
+          }))
+        r.fail(path + " has an unexpected structure");
     }
-    if (!meta) r.fail("weight '" + e.fqn + "' has no tensor_meta");
-    if (e.tensor.dtype == DType::Unknown) {
-      // a dtype this build does not know (a newer torch): shown, but without data to run on
-      entries.push_back(std::move(e));
-      return true;
-    }
-    if (const auto problem = e.tensor.layoutProblem(); !problem.empty())
-      throw LoadError(archive.path(), "weight '" + e.fqn + "' " + problem);
-    // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
-    if (!pickled) {
-      if (pathName.empty()) r.fail("weight '" + e.fqn + "' has no path_name");
-      e.record = folder + pathName;
-      if (!archive.has(e.record)) throw LoadError(archive.path(), "weight '" + e.fqn + "' names a missing record " + e.record);
-      auto& n = needed[e.record];
-      n = std::max<std::uint64_t>(n, e.tensor.bytesSpanned());
-    }
-    entries.push_back(std::move(e));
-    return true;
+    if (!found) r.fail(path + " has no 'config'");
   });
-  if (!ok) r.fail(path + " has an unexpected structure");
-  });
+  std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
+  for (const ConfigEntry& e : entries)
+    if (!e.record.empty()) needed[e.record] = std::max<std::uint64_t>(needed[e.record], e.tensor.bytesSpanned());
   std::unordered_map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
-  for (Entry& e : entries) {
+  for (ConfigEntry& e : entries) {
     if (!e.record.empty()) {
       auto& storage = storages[e.record];
       if (!storage) storage = archive.storage(e.record, needed[e.record]);

@@ -26,13 +26,16 @@ class ArgumentReader {
  private:
   // Each reads one kind's body; false when it does not have the schema's shape.
   bool name(od::value v, TensorRef& out) {
-    od::object o;
-    od::value n;
-    std::string_view s;
-    if (v.get_object().get(o) || o.find_field_unordered("name").get(n) || n.get_string().get(s)) return false;
-    out.value = m_lookup(s);
-    out.name.assign(s);
-    return true;
+    bool named = false;
+    const bool ok = json::forEachField(m_r, v, [&](std::string_view key, od::value x) {
+      std::string_view s;
+      if (key != "name" || named) return true;
+      if (x.get_string().get(s)) return false;
+      out.value = m_lookup(s);
+      out.name.assign(s);
+      return named = true;
+    });
+    return ok && named;
   }
   bool optionalTensor(od::value v, std::optional<TensorRef>& out) {
     return json::readUnion(m_r, v, [&](std::string_view kind, od::value body) {
