@@ -1,5 +1,7 @@
 #include "Pt2Archive.h"
 
+#include <optional>
+
 #include <minizip/unzip.h>
 #include <zlib.h>
 
@@ -164,6 +166,12 @@ struct Pt2Archive::Impl {
   void open(const std::string& path);
   /// Where `record`'s bytes lie; throws LoadError when it is missing, unreadable or outside the file.
   Record locate(const std::string& path, const std::string& record);
+  /// Where an entry's data starts, read from its central directory record and local header in the
+  /// map (each checked: signature, bounds, the name's length); nullopt when they do not check out,
+  /// and minizip is asked instead.
+  /// `zip64Next`: the zip64 block's field after the sizes it holds, the local header's offset.
+  std::optional<std::uint64_t> dataOffset(const Entry& e, const std::vector<std::uint64_t>& zip64,
+                                          std::size_t zip64Next) const;
   Record locked(const std::string& path, const std::string& record) {
     std::lock_guard lock(mutex);  // minizip's cursor: one record at a time
     return locate(path, record);
@@ -229,6 +237,23 @@ void Pt2Archive::Impl::open(const std::string& path) {
   }
 }
 
+std::optional<std::uint64_t> Pt2Archive::Impl::dataOffset(const Entry& e, const std::vector<std::uint64_t>& zip64,
+                                                         std::size_t zip64Next) const {
+  const std::uint64_t cd = e.pos.pos_in_zip_directory;
+  if (cd > source.size || source.size - cd < 46) return std::nullopt;
+  const auto* c = reinterpret_cast<const std::uint8_t*>(source.data + cd);
+  if (readLE(c, 4) != 0x02014b50 || readLE(c + 28, 2) != e.info.size_filename) return std::nullopt;
+  std::uint64_t header = readLE(c + 42, 4);
+  if (header == kMax32) {  // in the zip64 block, after the sizes
+    if (zip64Next >= zip64.size()) return std::nullopt;
+    header = zip64[zip64Next];
+  }
+  if (header > source.size || source.size - header < 30) return std::nullopt;
+  const auto* h = reinterpret_cast<const std::uint8_t*>(source.data + header);
+  if (readLE(h, 4) != 0x04034b50 || readLE(h + 26, 2) != e.info.size_filename) return std::nullopt;
+  return header + 30 + readLE(h + 26, 2) + readLE(h + 28, 2);
+}
+
 Record Pt2Archive::Impl::locate(const std::string& path, const std::string& record) {
   const auto it = entries.find(record);
   if (it == entries.end()) throw LoadError(path, "no record " + record);
@@ -251,8 +276,11 @@ Record Pt2Archive::Impl::locate(const std::string& path, const std::string& reco
   if (r.csize == kMax32 && next < z64.size()) r.csize = z64[next++];
 
   auto pos = e.pos;
-  if (unzGoToFilePos64(zip, &pos) != UNZ_OK) throw bad("is unreadable (corrupt zip directory?)");
-  if (unzOpenCurrentFile(zip) == UNZ_OK) {
+  if (const auto offset = dataOffset(e, z64, next)) {
+    r.offset = *offset;  // from the directory and local header in the map, without minizip's buffers
+  } else if (unzGoToFilePos64(zip, &pos) != UNZ_OK) {
+    throw bad("is unreadable (corrupt zip directory?)");
+  } else if (unzOpenCurrentFile(zip) == UNZ_OK) {
     r.offset = unzGetCurrentFileZStreamPos64(zip);
     unzCloseCurrentFile(zip);
   } else {
