@@ -197,7 +197,7 @@ class Builder {
       } else if (key == "tensor_values") {
         fields(v, "tensor_values", [&](std::string_view name, od::value meta) {
           // torch writes tensor_values after the nodes: the value is there to take its meta
-          const auto it = m_byName.find(name);
+          const auto it = find(name);
           if (it != m_byName.end() && m_p.values[static_cast<std::size_t>(it->second)].kind == ValueKind::Tensor)
             apply(tensorMeta(meta), it->second);
           else
@@ -328,7 +328,7 @@ class Builder {
   }
 
   ValueId lookup(std::string_view name) const {
-    auto it = m_byName.find(name);
+    auto it = find(name);
     if (it == m_byName.end()) fail("argument names '" + std::string(name) + "', which no earlier node produces");
     return it->second;
   }
@@ -655,13 +655,16 @@ class Builder {
 
   const json::Reader& m_r;
   Program& m_p;
-  /// Lookups by the string_views simdjson gives, without a std::string per lookup.
-  struct NameHash : std::hash<std::string_view> {
-    using is_transparent = void;
-  };
-  std::unordered_map<std::string, ValueId, NameHash, std::equal_to<>> m_byName;
+  /// A lookup by a string_view simdjson gives, through one reused key: no std::string per lookup
+  /// (a transparent hash would do without, but libstdc++ then stops caching the keys' hashes).
+  std::unordered_map<std::string, ValueId>::const_iterator find(std::string_view name) const {
+    m_key.assign(name);
+    return m_byName.find(m_key);
+  }
+  std::unordered_map<std::string, ValueId> m_byName;
+  mutable std::string m_key;
   /// Metas of values not yet made when tensor_values was read (a file in another order).
-  std::unordered_map<std::string, TensorMeta, NameHash, std::equal_to<>> m_laterMetas;
+  std::unordered_map<std::string, TensorMeta> m_laterMetas;
   std::vector<bool> m_hasMeta;  // per value
   std::vector<ValueId> m_placeholders;
   std::string m_outputsText;
