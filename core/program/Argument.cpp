@@ -24,6 +24,18 @@ std::string pythonLiteral(const Literal& l) {
       l.value);
 }
 
+const char* layoutPythonName(int code) {
+  static const char* names[] = {"torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
+                                "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn", "torch.strided"};
+  return code >= 0 && code <= 7 ? names[code] : "torch.strided";
+}
+
+const char* memoryFormatPythonName(int code) {
+  static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
+                                "torch.channels_last_3d", "torch.preserve_format"};
+  return code >= 0 && code <= 4 ? names[code] : "torch.contiguous_format";
+}
+
 std::string_view argumentTypeName(const Argument& a) {
   return std::visit(Overloaded{[](const arg::None&) { return "None"; }, [](const arg::Tensor&) { return "Tensor"; },
                                [](const arg::OptionalTensor&) { return "Tensor?"; },
@@ -54,9 +66,12 @@ std::string_view argumentTypeName(const Argument& a) {
 
 namespace {
 template <class T>
+void collectSymbol(const Symbolic<T>& s, std::vector<ValueId>& out) {
+  if (s.isValue()) out.push_back(s.value);
+}
+template <class T>
 void collectSymbols(const std::vector<Symbolic<T>>& syms, std::vector<ValueId>& out) {
-  for (const auto& s : syms)
-    if (s.isValue()) out.push_back(s.value);
+  for (const auto& s : syms) collectSymbol(s, out);
 }
 }  // namespace
 
@@ -69,13 +84,10 @@ void collectValues(const Argument& a, std::vector<ValueId>& out) {
   } else if (const auto* os = a.as<arg::OptionalTensors>()) {
     for (const auto& r : os->tensors)
       if (r) out.push_back(r->value);
-  } else if (const auto* si = a.as<arg::SymInt>()) {
-    if (si->sym.isValue()) out.push_back(si->sym.value);
-  } else if (const auto* sf = a.as<arg::SymFloat>()) {
-    if (sf->sym.isValue()) out.push_back(sf->sym.value);
-  } else if (const auto* sb = a.as<arg::SymBool>()) {
-    if (sb->sym.isValue()) out.push_back(sb->sym.value);
-  } else if (const auto* sis = a.as<arg::SymInts>()) collectSymbols(sis->values, out);
+  } else if (const auto* si = a.as<arg::SymInt>()) collectSymbol(si->sym, out);
+  else if (const auto* sf = a.as<arg::SymFloat>()) collectSymbol(sf->sym, out);
+  else if (const auto* sb = a.as<arg::SymBool>()) collectSymbol(sb->sym, out);
+  else if (const auto* sis = a.as<arg::SymInts>()) collectSymbols(sis->values, out);
   else if (const auto* sfs = a.as<arg::SymFloats>()) collectSymbols(sfs->values, out);
   else if (const auto* sbs = a.as<arg::SymBools>()) collectSymbols(sbs->values, out);
   else if (const auto* g = a.as<arg::Graph>()) out.push_back(g->value);

@@ -124,6 +124,10 @@ struct Argument : ArgumentVariant {
   bool is() const { return std::holds_alternative<T>(*this); }
 };
 
+/// str() of the torch objects behind the serialized enum codes: "torch.strided", "torch.channels_last".
+const char* layoutPythonName(int code);
+const char* memoryFormatPythonName(int code);
+
 /// The kind of an argument as an op schema spells it: "Tensor", "int[]", "SymInt", "Tensor?[]".
 std::string_view argumentTypeName(const Argument& a);
 

@@ -9,12 +9,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* memoryFormatName(int code) {
-  static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
-                                "torch.channels_last_3d", "torch.preserve_format"};
-  return code >= 0 && code <= 4 ? names[code] : "torch.contiguous_format";
-}
-
 template <class T>
 Json symbolJson(const Symbolic<T>& s, const std::function<std::string(ValueId)>& nameOf) {
   return s.isValue() ? Json(nameOf(s.value)) : Json(s.constant);
@@ -121,8 +115,8 @@ Json pythonJson(const Argument& a, const std::function<std::string(ValueId)>& na
           [](const arg::ScalarType& t) {
             return Json(dtypePythonName(dtypeFromSerialized(t.code).value_or(DType::Unknown)));
           },
-          [](const arg::Layout& l) { return Json(l.code == 7 || l.code == 0 ? "torch.strided" : "torch.sparse_coo"); },
-          [](const arg::MemoryFormat& m) { return Json(memoryFormatName(m.code)); },
+          [](const arg::Layout& l) { return Json(layoutPythonName(l.code)); },
+          [](const arg::MemoryFormat& m) { return Json(memoryFormatPythonName(m.code)); },
           [](const arg::Device& d) { return Json(d.type + (d.index ? ":" + std::to_string(*d.index) : "")); },
           [](const arg::Complex& c) {  // str(complex)
             return Json("(" + pythonFloatRepr(c.real) + (c.imag < 0 ? "" : "+") + pythonFloatRepr(c.imag) + "j)");

@@ -63,7 +63,7 @@ class Builder {
   void read(od::object ep) {
     bool graphModule = false;
     std::optional<std::pair<int, int>> version;
-    forFields(ep, "the program", [&](std::string_view key, od::value v) {
+    fields(ep, "the program", [&](std::string_view key, od::value v) {
       if (key == "graph_module") readGraphModule(v), graphModule = true;
       else if (key == "schema_version") version = schemaVersionOf(m_r, v);
       else if (key == "range_constraints") readRanges(v);
@@ -79,13 +79,10 @@ class Builder {
   /// (major, minor) of the top-level object's schema_version, for a look at it alone.
   static std::pair<int, int> schemaVersion(const json::Reader& r, od::object& ep) {
     std::optional<std::pair<int, int>> version;
-    for (auto field : ep) {
-      std::string_view key;
-      od::value v;
-      if (const auto e = field.unescaped_key().get(key)) r.fail(e, "the program");
-      if (const auto e = field.value().get(v)) r.fail(e, "the program");
+    json::forEachField(r, ep, [&](std::string_view key, od::value v) {
       if (key == "schema_version") version = schemaVersionOf(r, v);
-    }
+      return true;
+    });
     if (!version) r.fail("the program has no 'schema_version'");
     return *version;
   }
@@ -124,18 +121,9 @@ class Builder {
   void each(od::value v, std::string_view what, F f) {
     if (!json::forEach(m_r, v, [&](od::value x) { return f(x), true; })) fail(std::string(what) + " is not an array");
   }
-  template <class F>
-  void forFields(od::object& o, std::string_view what, F f) {
-    for (auto field : o) {
-      std::string_view key;
-      od::value v;
-      if (const auto e = field.unescaped_key().get(key)) m_r.fail(e, what);
-      if (const auto e = field.value().get(v)) m_r.fail(e, what);
-      f(key, v);
-    }
-  }
-  template <class F>
-  void fields(od::value v, std::string_view what, F f) {
+  /// `f(key, value)` for each field of `v` (a value, or an object already open).
+  template <class V, class F>
+  void fields(V&& v, std::string_view what, F f) {
     if (!json::forEachField(m_r, v, [&](std::string_view k, od::value x) { return f(k, x), true; }))
       fail(std::string(what) + " is not an object");
   }
@@ -183,7 +171,7 @@ class Builder {
   void readGraph(od::object graph) {
     bool inputs = false, outputs = false, nodes = false;
     std::string nodesText;  // the nodes of a file that lists them before the inputs, read after them
-    forFields(graph, "the graph", [&](std::string_view key, od::value v) {
+    fields(graph, "the graph", [&](std::string_view key, od::value v) {
       if (key == "inputs") {
         inputs = true;
         each(v, "the graph's inputs", [&](od::value in) { placeholder(in); });
@@ -426,11 +414,7 @@ class Builder {
     std::vector<OutputDecl> outs;
     std::optional<bool> hopSingle;
     std::string stackTrace, moduleStack;
-    for (auto field : sn) {
-      std::string_view key;
-      od::value v;
-      if (const auto e = field.unescaped_key().get(key)) m_r.fail(e, "a node");
-      if (const auto e = field.value().get(v)) m_r.fail(e, "a node");
+    fields(sn, "a node", [&](std::string_view key, od::value v) {
       if (key == "target") serializedTarget = m_r.string(v, "a node's target"), hasTarget = true;
       else if (key == "name") {
         if (typeOf(v) != od::json_type::null) name = m_r.string(v, "a node's name");
@@ -449,7 +433,7 @@ class Builder {
       } else if (key == "is_hop_single_tensor_return" && typeOf(v) == od::json_type::boolean) {
         hopSingle = m_r.boolean(v, "is_hop_single_tensor_return");
       }
-    }
+    });
     if (!hasTarget || !hasInputs || !hasOutputs) fail("a node has no target, inputs or outputs");
 
     if (name.empty() && outs.size() == 1 && outs[0].kind != OutputDecl::None && outs[0].kind != OutputDecl::Tensors &&
@@ -479,15 +463,11 @@ class Builder {
   /// here into a Program of its own, held by a get_attr node made before the call, as in FX.
   PendingArgument pendingArgument(od::object in) {
     PendingArgument a;
-    for (auto field : in) {
-      std::string_view key;
-      od::value v;
-      if (const auto e = field.unescaped_key().get(key)) m_r.fail(e, "a node's input");
-      if (const auto e = field.value().get(v)) m_r.fail(e, "a node's input");
+    fields(in, "a node's input", [&](std::string_view key, od::value v) {
       if (key == "name") a.name = m_r.string(v, "an argument's name");
       else if (key == "kind") a.keyword = json::exactInt(v) == 2;
       else if (key == "arg") a.arg = graphArgument(v);
-    }
+    });
     return a;
   }
 

@@ -23,18 +23,6 @@ std::string listOf(const std::vector<T>& items, F f) {
 std::string boolRepr(bool b) { return b ? "True" : "False"; }
 std::string intRepr(int64_t i) { return std::to_string(i); }
 
-const char* memoryFormatRepr(int code) {
-  static const char* names[] = {"torch.contiguous_format", "torch.contiguous_format", "torch.channels_last",
-                                "torch.channels_last_3d", "torch.preserve_format"};
-  return code >= 0 && code <= 4 ? names[code] : "torch.contiguous_format";
-}
-
-const char* layoutRepr(int code) {
-  static const char* names[] = {"torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
-                                "torch.sparse_bsr", "torch.sparse_bsc", "torch._mkldnn", "torch.strided"};
-  return code >= 0 && code <= 7 ? names[code] : "torch.strided";
-}
-
 /// str() of an OpOverload (auto_functionalized's first argument): "torch.ops.ns.name.overload".
 std::string operatorRepr(const std::string& op) {
   const auto last = op.rfind('.');
@@ -105,8 +93,8 @@ class Renderer {
               return listOf(s.values, [&](const Symbolic<bool>& x) { return symbol(x, boolRepr); });
             },
             [](const arg::ScalarType& t) { return dtypePythonName(dtypeFromSerialized(t.code).value_or(DType::Unknown)); },
-            [](const arg::Layout& l) { return std::string(layoutRepr(l.code)); },
-            [](const arg::MemoryFormat& m) { return std::string(memoryFormatRepr(m.code)); },
+            [](const arg::Layout& l) { return std::string(layoutPythonName(l.code)); },
+            [](const arg::MemoryFormat& m) { return std::string(memoryFormatPythonName(m.code)); },
             [](const arg::Device& d) {
               std::string out = "device(type=" + pythonStringRepr(d.type);
               if (d.index) out += ", index=" + std::to_string(*d.index);

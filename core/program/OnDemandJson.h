@@ -59,23 +59,32 @@ std::optional<double> floatOf(od::value& v);
 /// The value's JSON text as written; `v` must not have been read at all (On-Demand reads forward only).
 std::string rawText(const Reader& r, od::value v);
 
+/// Calls `read(key, value)` for each field of an object, in the file's order; false when `read`
+/// returns false (or, for a value, when it is not an object).
+template <class Read>
+bool forEachField(const Reader& r, od::object& o, Read&& read) {
+  for (auto field : o) {
+    std::string_view key;
+    od::value x;
+    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
+    if (const auto e = field.value().get(x)) r.fail(e, "a value");
+    if (!read(key, x)) return false;
+  }
+  return true;
+}
+template <class Read>
+bool forEachField(const Reader& r, od::value v, Read&& read) {
+  od::object o;
+  return v.get_object().get(o) == simdjson::SUCCESS && forEachField(r, o, read);
+}
+
 /// A serialized union, an object of exactly one field (`{"as_tensor": {...}}`): calls
 /// `read(key, value)` on it. False when `v` is not such an object or `read` returns false.
 template <class Read>
 bool readUnion(const Reader& r, od::value v, Read&& read) {
-  od::object o;
-  if (v.get_object().get(o)) return false;
-  bool seen = false;
-  for (auto field : o) {
-    std::string_view key;
-    od::value body;
-    if (seen) return false;  // a second key
-    seen = true;
-    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
-    if (const auto e = field.value().get(body)) r.fail(e, "a value");
-    if (!read(key, body)) return false;
-  }
-  return seen;
+  int fields = 0;
+  return forEachField(r, v, [&](std::string_view key, od::value body) { return ++fields == 1 && read(key, body); }) &&
+         fields == 1;
 }
 
 /// Calls `read(element)` for each element of an array; false when `v` is not an array or `read`
@@ -88,21 +97,6 @@ bool forEach(const Reader& r, od::value v, Read&& read) {
     od::value x;
     if (const auto e = element.get(x)) r.fail(e, "an array element");
     if (!read(x)) return false;
-  }
-  return true;
-}
-
-/// Calls `read(key, value)` for each field of an object, in the file's order.
-template <class Read>
-bool forEachField(const Reader& r, od::value v, Read&& read) {
-  od::object o;
-  if (v.get_object().get(o)) return false;
-  for (auto field : o) {
-    std::string_view key;
-    od::value x;
-    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
-    if (const auto e = field.value().get(x)) r.fail(e, "a value");
-    if (!read(key, x)) return false;
   }
   return true;
 }

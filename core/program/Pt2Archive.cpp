@@ -172,6 +172,9 @@ struct Pt2Archive::Impl {
   /// `zip64Next`: the zip64 block's field after the sizes it holds, the local header's offset.
   std::optional<std::uint64_t> dataOffset(const Entry& e, const std::vector<std::uint64_t>& zip64,
                                           std::size_t zip64Next) const;
+  Record textRecord(const std::string& path, const std::string& record);
+  /// A stored record's bytes in the map, after their CRC check.
+  const char* checkedStored(const std::string& path, const std::string& record, const Record& r) const;
   Record locked(const std::string& path, const std::string& record) {
     std::lock_guard lock(mutex);  // minizip's cursor: one record at a time
     return locate(path, record);
@@ -284,17 +287,7 @@ Record Pt2Archive::Impl::locate(const std::string& path, const std::string& reco
     r.offset = unzGetCurrentFileZStreamPos64(zip);
     unzCloseCurrentFile(zip);
   } else {
-    // minizip cannot open an entry whose local header lies past 4 GiB (the same zip64 defect):
-    // its offset is the zip64 block's last 8-byte field (counted from the file's start: torch
-    // writes no prefix before the zip); check the local header found there.
-    if (z64.empty()) throw bad("is unreadable (truncated or corrupt archive?)");
-    const std::uint64_t header = z64.back();
-    if (header > source.size || source.size - header < 30)
-      throw bad("lies outside the file (truncated?)");
-    const auto* h = reinterpret_cast<const std::uint8_t*>(source.data + header);
-    if (readLE(h, 4) != 0x04034b50 || readLE(h + 26, 2) != e.info.size_filename)
-      throw bad("is unreadable (truncated or corrupt archive?)");
-    r.offset = header + 30 + readLE(h + 26, 2) + readLE(h + 28, 2);
+    throw bad("is unreadable (truncated or corrupt archive?)");
   }
   if (r.offset > source.size || r.csize > source.size - r.offset) throw bad("lies outside the file (truncated?)");
   if (r.method == 0 && r.csize != r.usize) throw bad("is stored with two different sizes (corrupt archive)");
@@ -392,18 +385,27 @@ std::vector<std::string> Pt2Archive::records() const { return m_impl->records; }
 
 bool Pt2Archive::has(const std::string& record) const { return m_impl->entries.count(record) > 0; }
 
-std::string Pt2Archive::text(const std::string& record) const {
-  const Record r = m_impl->locked(m_path, record);
+/// A record read as text: located, and no larger than a text record may be.
+Record Pt2Archive::Impl::textRecord(const std::string& path, const std::string& record) {
+  const Record r = locked(path, record);
   if (r.usize > kMaxTextBytes)
-    throw LoadError(m_path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
-                                std::to_string(kMaxTextBytes) + " a text record may have");
+    throw LoadError(path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
+                              std::to_string(kMaxTextBytes) + " a text record may have");
+  return r;
+}
+
+const char* Pt2Archive::Impl::checkedStored(const std::string& path, const std::string& record, const Record& r) const {
+  const char* bytes = reinterpret_cast<const char*>(source.data + r.offset);
+  if (crcOf(bytes, r.csize) != r.crc) throw LoadError(path, "record " + record + " fails its CRC check (corrupt archive)");
+  return bytes;
+}
+
+std::string Pt2Archive::text(const std::string& record) const {
+  const Record r = m_impl->textRecord(m_path, record);
   std::string text;
-  if (r.method == 0) {
-    // Stored: one copy out of the map, then its CRC.
+  if (r.method == 0) {  // stored: one copy out of the map
     text.reserve(r.csize + kTextPadding);
-    text.assign(reinterpret_cast<const char*>(m_impl->source.data + r.offset), r.csize);
-    if (crcOf(text.data(), text.size()) != r.crc)
-      throw LoadError(m_path, "record " + record + " fails its CRC check (corrupt archive)");
+    text.assign(m_impl->checkedStored(m_path, record, r), r.csize);
     return text;
   }
   const auto bytes = m_impl->read(m_path, record, r, kUnbounded);  // CRC checked
@@ -413,18 +415,14 @@ std::string Pt2Archive::text(const std::string& record) const {
 }
 
 Pt2Archive::InPlaceText Pt2Archive::inPlaceText(const std::string& record) const {
-  const Record r = m_impl->locked(m_path, record);
+  const Record r = m_impl->textRecord(m_path, record);
   InPlaceText t;
-  if (r.method != 0 || r.offset + r.csize + kTextPadding > m_impl->source.size) {
+  if (r.method == 0 && r.offset + r.csize + kTextPadding <= m_impl->source.size) {  // bounds checked by locate
+    t.mapped = m_impl->checkedStored(m_path, record, r);
+    t.size = r.csize;
+  } else {
     t.owned = text(record);
-    return t;
   }
-  if (r.usize > kMaxTextBytes)
-    throw LoadError(m_path, "record " + record + " declares " + std::to_string(r.usize) + " bytes, more than the " +
-                                std::to_string(kMaxTextBytes) + " a text record may have");
-  t.mapped = reinterpret_cast<const char*>(m_impl->source.data + r.offset);
-  t.size = r.csize;
-  if (crcOf(t.mapped, t.size) != r.crc) throw LoadError(m_path, "record " + record + " fails its CRC check (corrupt archive)");
   return t;
 }
 

@@ -102,19 +102,16 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   json::parseObject(text.view(), text.readable(), r, [&](od::object top) {
     entries.clear();  // a second attempt (text with bare NaN quoted) starts afresh
     bool found = false;
-    for (auto field : top) {
-      std::string_view key;
-      od::value v;
-      if (const auto e = field.unescaped_key().get(key)) r.fail(e, path);
-      if (const auto e = field.value().get(v)) r.fail(e, path);
-      if (key != "config") continue;
+    json::forEachField(r, top, [&](std::string_view key, od::value v) {
+      if (key != "config") return true;
       found = true;
       if (!json::forEachField(r, v, [&](std::string_view fqn, od::value entry) {
             entries.push_back(readConfigEntry(archive, r, folder, fqn, entry));
             return true;
           }))
         r.fail(path + " has an unexpected structure");
-    }
+      return true;
+    });
     if (!found) r.fail(path + " has no 'config'");
   });
   std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches

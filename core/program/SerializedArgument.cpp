@@ -155,12 +155,14 @@ class ArgumentReader {
     if (k == "as_string_to_argument")
       return one<arg::StringToArgument>(b, [&](od::value v, arg::StringToArgument& m) {
         if (++m_depth > kMaxJsonDepth) m_r.fail(m_r.record() + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-        return json::forEachField(m_r, v, [&](std::string_view key, od::value x) {
+        const bool ok = json::forEachField(m_r, v, [&](std::string_view key, od::value x) {
           auto item = argument(x);  // bounded by m_depth
           if (!item) return false;
           m.entries.emplace_back(std::string(key), std::move(*item));
           return true;
         });
+        --m_depth;  // siblings are not nesting
+        return ok;
       });
     return Argument(arg::Unknown{std::string(k), json::rawText(m_r, b)});
   }

@@ -49,8 +49,8 @@ QString constantText(const torchir::Argument& a) {
   if (const auto* o = a.as<arg::Operator>()) return text(o->name);
   if (const auto* at = a.as<arg::Attribute>()) return text(pythonLiteral(at->value));
   if (const auto* u = a.as<arg::Unknown>()) return text(u->text);
-  if (const auto* l = a.as<arg::Layout>()) return intText(l->code);
-  if (const auto* m = a.as<arg::MemoryFormat>()) return intText(m->code);
+  if (const auto* l = a.as<arg::Layout>()) return QLatin1String(layoutPythonName(l->code));
+  if (const auto* m = a.as<arg::MemoryFormat>()) return QLatin1String(memoryFormatPythonName(m->code));
   return {};
 }
 
