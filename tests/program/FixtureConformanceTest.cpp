@@ -1,13 +1,17 @@
 // Every fixture, read by us, against what torch and pytorch-ir wrote or printed for it.
 #include <QtTest>
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "FixtureZoo.h"
+#include "program/ExportedProgramReader.h"
 #include "program/FxTable.h"
 #include "program/IrWriter.h"
 #include "program/LenientJson.h"
 #include "program/ProgramLoader.h"
+#include "program/Pt2Archive.h"
 #include "program/Safetensors.h"
 
 using namespace torchir;
@@ -55,6 +59,61 @@ class FixtureConformanceTest : public QObject {
 
   // A higher-order op's graph argument names its subgraph, which was read once into a Program of
   // its own; the argument does not carry the body again (it did, once per level of nesting).
+  // Another writer may order an object's fields otherwise (a JSON tool that sorts or reverses
+  // keys). With every object's keys reversed, the nodes come before the graph's inputs and
+  // tensor_values before the nodes: the program must read exactly as torch's order reads.
+  void fieldsInAnyOrderReadTheSame_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"mlp", "cond_branch", "topk", "dynamic_batch"}) QTest::newRow(name) << name;
+  }
+  void fieldsInAnyOrderReadTheSame() {
+    QFETCH(QString, name);
+    const std::string path = fixturePath(name.toStdString(), ".pt2");
+    const Program expected = loadProgram(path);
+    auto ep = parseLenientOrderedJson(Pt2Archive(path).text("models/model.json"));
+    std::function<nlohmann::ordered_json(const nlohmann::ordered_json&)> reversed = [&](const nlohmann::ordered_json& j) {
+      if (j.is_array()) {
+        auto out = nlohmann::ordered_json::array();
+        for (const auto& x : j) out.push_back(reversed(x));
+        return out;
+      }
+      if (!j.is_object()) return j;
+      auto out = nlohmann::ordered_json::object();
+      for (auto it = j.crbegin(); it != j.crend(); ++it) out[it.key()] = reversed(it.value());
+      return out;
+    };
+    const auto flipped = reversed(ep);
+    std::vector<std::string> graphKeys;
+    for (const auto& [key, v] : flipped.at("graph_module").at("graph").items()) graphKeys.push_back(key);
+    const auto at = [&](const char* key) { return std::find(graphKeys.begin(), graphKeys.end(), key) - graphKeys.begin(); };
+    QVERIFY(at("tensor_values") < at("nodes") && at("nodes") < at("inputs"));
+    const std::string text = flipped.dump();
+    Program p;
+    p.source.format = "pt2";
+    readExportedProgram(text, text.capacity(), path, "models/model.json", p);
+    const auto ours = fxTable(p), theirs = fxTable(expected);
+    QCOMPARE(ours.size(), theirs.size());
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      QCOMPARE(ours[i].name, theirs[i].name);
+      QCOMPARE(ours[i].target, theirs[i].target);
+      QCOMPARE(ours[i].args, theirs[i].args);
+      QCOMPARE(ours[i].kwargs, theirs[i].kwargs);
+    }
+    QCOMPARE(p.values.size(), expected.values.size());
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      QCOMPARE(p.values[i].dtype, expected.values[i].dtype);
+      QCOMPARE(p.values[i].shape.size(), expected.values[i].shape.size());
+      for (std::size_t d = 0; d < p.values[i].shape.size(); ++d) {
+        QCOMPARE(p.values[i].shape[d].hint, expected.values[i].shape[d].hint);
+        QCOMPARE(p.values[i].shape[d].expr, expected.values[i].shape[d].expr);
+      }
+    }
+    QCOMPARE(p.symbolRanges.size(), expected.symbolRanges.size());
+    QCOMPARE(p.source.schemaVersion, expected.source.schemaVersion);
+    QCOMPARE(p.inputs.size(), expected.inputs.size());
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) QCOMPARE(p.inputs[i].target, expected.inputs[i].target);
+  }
+
   void graphArgumentsKeepOnlyTheirName() {
     const Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
     const Node& cond = p.node(*p.findNode("cond"));
