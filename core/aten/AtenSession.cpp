@@ -268,7 +268,7 @@ class AtenSession final : public Session {
     d.node = n.id;
     d.nodeName = n.name;
     d.opType = n.target;
-    d.stackTrace = n.stackTrace;
+    d.stackTrace = n.stackTraceText();
     return d;
   }
 
@@ -345,7 +345,7 @@ class AtenSession final : public Session {
       d.node = n.id;
       d.nodeName = n.name;
       d.opType = n.target;
-      if (d.stackTrace.empty()) d.stackTrace = n.stackTrace;
+      if (d.stackTrace.empty()) d.stackTrace = n.stackTraceText();
       return fail(std::move(d));
     } catch (const c10::Error& e) {
       Diagnosis d = baseDiagnosis(n);

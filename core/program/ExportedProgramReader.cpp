@@ -1,10 +1,12 @@
 #include "ExportedProgramReader.h"
 
+#include <memory>
 #include <unordered_map>
 
 #include "FxNames.h"
 #include "LenientJson.h"
 #include "LoadError.h"
+#include "NameIndex.h"
 #include "OnDemandJson.h"
 #include "SerializedArgument.h"
 #include "SymbolExpr.h"
@@ -41,6 +43,25 @@ struct OutputDecl {
   enum Kind { Tensor, Tensors, SymInt, SymFloat, SymBool, None, Other } kind = Other;
   std::vector<std::string> names;
   std::string serializedKind;
+};
+
+/// What is made from a JSON string that many nodes repeat (stack traces, module stacks): made once
+/// per distinct text and shared. A text is known by its raw token, so a repeat is neither
+/// unescaped nor copied; the first sight of each is read (and checked) as a string.
+template <class T>
+class SharedTexts {
+ public:
+  template <class Make>
+  const std::shared_ptr<const T>& of(const json::Reader& r, od::value v, std::string_view what, Make make) {
+    m_key.assign(v.raw_json_token());
+    auto it = m_made.find(m_key);
+    if (it == m_made.end()) it = m_made.emplace(m_key, std::make_shared<const T>(make(r.string(v, what)))).first;
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const T>> m_made;
+  std::string m_key;
 };
 
 ValueKind valueKindOf(OutputDecl::Kind k) {
@@ -185,9 +206,9 @@ class Builder {
       } else if (key == "tensor_values") {
         fields(v, "tensor_values", [&](std::string_view name, od::value meta) {
           // torch writes tensor_values after the nodes: the value is there to take its meta
-          const auto it = find(name);
-          if (it != m_byName.end() && m_p.values[static_cast<std::size_t>(it->second)].kind == ValueKind::Tensor)
-            apply(tensorMeta(meta), it->second);
+          const ValueId id = m_byName.find(name);
+          if (id != kNone && m_p.values[static_cast<std::size_t>(id)].kind == ValueKind::Tensor)
+            apply(tensorMeta(meta), id);
           else
             m_laterMetas.emplace(std::string(name), tensorMeta(meta));
         });
@@ -300,8 +321,8 @@ class Builder {
     v.kind = kind;
     v.producer = producer;
     v.outputIndex = index;
-    m_byName[name] = v.id;
     m_p.values.push_back(std::move(v));
+    m_byName.insert(m_p.values.back().id);
     return m_p.values.back().id;
   }
 
@@ -316,9 +337,9 @@ class Builder {
   }
 
   ValueId lookup(std::string_view name) const {
-    auto it = find(name);
-    if (it == m_byName.end()) fail("argument names '" + std::string(name) + "', which no earlier node produces");
-    return it->second;
+    const ValueId id = m_byName.find(name);
+    if (id == kNone) fail("argument names '" + std::string(name) + "', which no earlier node produces");
+    return id;
   }
 
   std::optional<Argument> argument(od::value v) const {
@@ -413,7 +434,8 @@ class Builder {
     std::vector<PendingArgument> inputs;
     std::vector<OutputDecl> outs;
     std::optional<bool> hopSingle;
-    std::string stackTrace, moduleStack;
+    std::shared_ptr<const std::string> stackTrace;
+    std::shared_ptr<const ModuleStack> moduleStack;
     fields(sn, "a node", [&](std::string_view key, od::value v) {
       if (key == "target") serializedTarget = m_r.string(v, "a node's target"), hasTarget = true;
       else if (key == "name") {
@@ -427,8 +449,10 @@ class Builder {
       } else if (key == "metadata" && typeOf(v) == od::json_type::object) {
         fields(v, "metadata", [&](std::string_view k, od::value x) {
           if (typeOf(x) != od::json_type::string) return;
-          if (k == "stack_trace") stackTrace = m_r.string(x, "stack_trace");
-          else if (k == "nn_module_stack") moduleStack = m_r.string(x, "nn_module_stack");
+          if (k == "stack_trace")
+            stackTrace = m_stackTraces.of(m_r, x, "stack_trace", [](std::string_view t) { return std::string(t); });
+          else if (k == "nn_module_stack")
+            moduleStack = m_moduleStacks.of(m_r, x, "nn_module_stack", [this](std::string_view t) { return moduleStackOf(t); });
         });
       } else if (key == "is_hop_single_tensor_return" && typeOf(v) == od::json_type::boolean) {
         hopSingle = m_r.boolean(v, "is_hop_single_tensor_return");
@@ -455,7 +479,7 @@ class Builder {
       node.inputs.push_back(std::move(a));
     }
     node.stackTrace = std::move(stackTrace);
-    readModuleStack(moduleStack, node);
+    if (moduleStack && !moduleStack->empty()) node.moduleStack = std::move(moduleStack);
     readNodeOutputs(outs, hopSingle, id);
   }
 
@@ -528,22 +552,24 @@ class Builder {
     return d;
   }
 
-  /// "key,path,type;key,path,type": outermost first; the root module has an empty path.
-  void readModuleStack(const std::string& s, Node& node) {
+  /// "key,path,type;key,path,type": outermost first; the root module (empty path) names the model.
+  ModuleStack moduleStackOf(std::string_view s) {
+    ModuleStack stack;
     std::size_t start = 0;
     while (start < s.size()) {
       auto end = s.find(';', start);
-      if (end == std::string::npos) end = s.size();
-      const std::string item = s.substr(start, end - start);
+      if (end == std::string_view::npos) end = s.size();
+      const std::string_view item = s.substr(start, end - start);
       const auto c1 = item.find(',');
-      const auto c2 = item.find(',', c1 + 1);
-      if (c1 != std::string::npos && c2 != std::string::npos) {
-        ModuleFrame f{item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
-        if (!f.path.empty()) node.moduleStack.push_back(std::move(f));
+      const auto c2 = c1 == std::string_view::npos ? c1 : item.find(',', c1 + 1);
+      if (c2 != std::string_view::npos) {
+        ModuleFrame f{std::string(item.substr(c1 + 1, c2 - c1 - 1)), std::string(item.substr(c2 + 1))};
+        if (!f.path.empty()) stack.push_back(std::move(f));
         else if (m_p.source.modelName.empty()) m_p.source.modelName = f.type.substr(f.type.rfind('.') + 1);
       }
       start = end + 1;
     }
+    return stack;
   }
 
   void readNodeOutputs(const std::vector<OutputDecl>& outs, std::optional<bool> hopSingle, NodeId id) {
@@ -635,14 +661,11 @@ class Builder {
 
   const json::Reader& m_r;
   Program& m_p;
-  /// A lookup by a string_view simdjson gives, through one reused key: no std::string per lookup
-  /// (a transparent hash would do without, but libstdc++ then stops caching the keys' hashes).
-  std::unordered_map<std::string, ValueId>::const_iterator find(std::string_view name) const {
-    m_key.assign(name);
-    return m_byName.find(m_key);
-  }
-  std::unordered_map<std::string, ValueId> m_byName;
-  mutable std::string m_key;
+  struct ValueName {
+    const Program* p;
+    std::string_view operator()(ValueId id) const { return p->values[static_cast<std::size_t>(id)].name; }
+  };
+  NameIndex<ValueName> m_byName{ValueName{&m_p}};  // the last value of each name
   /// Metas of values not yet made when tensor_values was read (a file in another order).
   std::unordered_map<std::string, TensorMeta> m_laterMetas;
   std::vector<bool> m_hasMeta;  // per value
@@ -650,6 +673,8 @@ class Builder {
   std::string m_outputsText;
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
+  SharedTexts<std::string> m_stackTraces;
+  SharedTexts<ModuleStack> m_moduleStacks;
   od::parser m_parser;  // for the texts read after the graph's (its outputs)
   simdjson::padded_string m_padded;
   od::document m_doc;

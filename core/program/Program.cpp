@@ -2,6 +2,16 @@
 
 namespace torchir {
 
+const std::string& Node::stackTraceText() const {
+  static const std::string none;
+  return stackTrace ? *stackTrace : none;
+}
+
+const ModuleStack& Node::moduleFrames() const {
+  static const ModuleStack root;
+  return moduleStack ? *moduleStack : root;
+}
+
 std::string_view opcodeName(Opcode op) {
   switch (op) {
     case Opcode::Placeholder: return "placeholder";

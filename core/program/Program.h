@@ -53,6 +53,7 @@ struct ModuleFrame {
   std::string path;
   std::string type;
 };
+using ModuleStack = std::vector<ModuleFrame>;  // outermost first; the root module is not in it
 
 /// One FX node. Multi-output ops are followed by one `getitem` node per output, as in FX.
 struct Node {
@@ -63,10 +64,15 @@ struct Node {
   std::vector<NodeArgument> inputs;
   std::vector<ValueId> outputs;
   bool returnsTuple = false;  // outputs are reached through getitem nodes
-  std::string stackTrace;
-  std::vector<ModuleFrame> moduleStack;  // outermost first
+  /// Where export found the node: shared, as the nodes of one module share them (a 20k-node
+  /// program has a few dozen distinct stack traces). Null when the file has none.
+  std::shared_ptr<const std::string> stackTrace;
+  std::shared_ptr<const ModuleStack> moduleStack;
   /// A get_attr node of a higher-order op's graph argument: its index in Program::subgraphs.
   int32_t subgraph = kNone;
+
+  const std::string& stackTraceText() const;
+  const ModuleStack& moduleFrames() const;
 
   /// For a .pt2 getitem node, the multi-output node and the output it picks; null otherwise.
   const arg::OutputOf* picks() const { return inputs.empty() ? nullptr : inputs.front().arg.as<arg::OutputOf>(); }

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,17 +38,12 @@ class Pt2Archive {
   /// (readable by parsers that load past the last byte, as simdjson does).
   std::string text(const std::string& record) const;
   static constexpr std::size_t kTextPadding = 64;
-  /// A record to parse in place: a stored record followed by kTextPadding bytes of the file is a
-  /// view of the map (its CRC checked), any other a padded copy of its own.
-  struct InPlaceText {
-    const char* mapped = nullptr;
-    std::size_t size = 0;
-    std::string owned;
-    std::string_view view() const { return mapped ? std::string_view(mapped, size) : std::string_view(owned); }
-    /// How many bytes from the start may be read: at least kTextPadding past the end.
-    std::size_t readable() const { return mapped ? size + kTextPadding : owned.capacity(); }
-  };
-  InPlaceText inPlaceText(const std::string& record) const;
+  /// Calls `use(text, readable)` on the record's text, CRC checked, where `readable` bytes from
+  /// the text's start may be read (at least kTextPadding past its end, as simdjson loads). A stored
+  /// record followed by kTextPadding bytes of the file is used in place in the map, a large one
+  /// while its CRC is checked on a second thread; a failed check is thrown in place of whatever
+  /// `use` threw. Any other record is a padded copy, checked first.
+  void withText(const std::string& record, const std::function<void(std::string_view text, std::size_t readable)>& use) const;
   /// Stored (uncompressed) records point into the map in place; compressed ones are inflated into
   /// a buffer the Storage owns, only as far as the `needed` bytes the caller's tensors reach (a
   /// record that declares more is cut there, unchecked by CRC). Throws LoadError for a missing or

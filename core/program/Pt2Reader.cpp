@@ -98,21 +98,22 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   if (!archive.has(path)) return;
   std::vector<ConfigEntry> entries;
   const json::Reader r(archive.path(), path);
-  const auto text = archive.inPlaceText(path);
-  json::parseObject(text.view(), text.readable(), r, [&](od::object top) {
-    entries.clear();  // a second attempt (text with bare NaN quoted) starts afresh
-    bool found = false;
-    json::forEachField(r, top, [&](std::string_view key, od::value v) {
-      if (key != "config") return true;
-      found = true;
-      if (!json::forEachField(r, v, [&](std::string_view fqn, od::value entry) {
-            entries.push_back(readConfigEntry(archive, r, folder, fqn, entry));
-            return true;
-          }))
-        r.fail(path + " has an unexpected structure");
-      return true;
+  archive.withText(path, [&](std::string_view text, std::size_t readable) {
+    json::parseObject(text, readable, r, [&](od::object top) {
+      entries.clear();  // a second attempt (text with bare NaN quoted) starts afresh
+      bool found = false;
+      json::forEachField(r, top, [&](std::string_view key, od::value v) {
+        if (key != "config") return true;
+        found = true;
+        if (!json::forEachField(r, v, [&](std::string_view fqn, od::value entry) {
+              entries.push_back(readConfigEntry(archive, r, folder, fqn, entry));
+              return true;
+            }))
+          r.fail(path + " has an unexpected structure");
+        return true;
+      });
+      if (!found) r.fail(path + " has no 'config'");
     });
-    if (!found) r.fail(path + " has no 'config'");
   });
   std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
   for (const ConfigEntry& e : entries)
@@ -147,8 +148,9 @@ void readPickledTensors(const Pt2Archive& archive, const std::string& record, We
 
 /// The ExportedProgram JSON in `record`.
 void readProgramJson(const Pt2Archive& archive, const std::string& record, Program& program) {
-  const auto text = archive.inPlaceText(record);
-  readExportedProgram(text.view(), text.readable(), archive.path(), record, program);
+  archive.withText(record, [&](std::string_view text, std::size_t readable) {
+    readExportedProgram(text, readable, archive.path(), record, program);
+  });
 }
 
 /// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.

@@ -233,9 +233,9 @@ class FixtureConformanceTest : public QObject {
   void moduleStackAndStackTraceAreKept() {
     const Program p = loadProgram(fixturePath("resnet18", ".pt2"));
     const Node& conv = p.node(*p.findNode("conv2d_1"));
-    QVERIFY(!conv.stackTrace.empty());
-    QVERIFY(!conv.moduleStack.empty());
-    QCOMPARE(QString::fromStdString(conv.moduleStack.front().path), QString("layer1"));
+    QVERIFY(!conv.stackTraceText().empty());
+    QVERIFY(!conv.moduleFrames().empty());
+    QCOMPARE(QString::fromStdString(conv.moduleFrames().front().path), QString("layer1"));
     QCOMPARE(QString::fromStdString(p.source.modelName), QString("ResNet"));
   }
 

@@ -110,6 +110,39 @@ class Pt2ArchiveTest : public QObject {
     QCOMPARE(nested.storage("data.pkl")->data, bytes->data + 30 + std::string("archive/data.pkl").size());
   }
 
+  // A large record is read while its CRC is checked on a second thread: what the reader makes of
+  // a damaged one (a syntax error, or nothing) gives way to the CRC's verdict, as for a small one.
+  void withTextPutsTheCrcFirst_data() {
+    QTest::addColumn<int>("size");
+    QTest::newRow("checked before use") << 1000;
+    QTest::newRow("checked alongside") << (3 << 20);
+  }
+  void withTextPutsTheCrcFirst() {
+    QFETCH(int, size);
+    const std::string body(static_cast<std::size_t>(size), '[');
+    auto failing = [](std::string_view, std::size_t) { throw LoadError("x", "the reader's own error"); };
+    auto says = [&](const Pt2Archive& a, const std::function<void(std::string_view, std::size_t)>& use) {
+      try {
+        a.withText("a", use);
+      } catch (const LoadError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    const Pt2Archive good(write("good.zip", makeZip({{"r/a", body}})));
+    std::string seen;
+    good.withText("a", [&](std::string_view text, std::size_t readable) {
+      seen = text;
+      QVERIFY(readable >= text.size() + Pt2Archive::kTextPadding);
+    });
+    QCOMPARE(seen, body);
+    QVERIFY(says(good, failing).find("the reader's own error") != std::string::npos);
+
+    const Pt2Archive bad(write("bad.zip", makeZip({{"r/a", body, false, 1234}})));
+    QVERIFY(says(bad, failing).find("fails its CRC check") != std::string::npos);
+    QVERIFY(says(bad, [](std::string_view, std::size_t) {}).find("fails its CRC check") != std::string::npos);
+  }
+
   void damageIsOneLineLoadError_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("says");

@@ -248,7 +248,7 @@ class TestGraphPanel : public QObject {
     // The second conv of layer3.1: deep inside modules that are all collapsed now.
     NodeId node = torchir::kNone;
     for (const auto& n : m_program->program.nodes)
-      if (g.isOpBox(n.id) && !n.moduleStack.empty() && n.moduleStack.back().path == "layer3.1.conv2") node = n.id;
+      if (g.isOpBox(n.id) && !n.moduleFrames().empty() && n.moduleFrames().back().path == "layer3.1.conv2") node = n.id;
     QVERIFY(node != torchir::kNone);
     QVERIFY(!panel->scene()->boxForNode(node));
     QVERIFY(!panel->foldState().expanded(g.drawnIn(node)));

@@ -28,7 +28,7 @@ std::vector<NodeId> naiveFind(const torchir::Program& p, const std::string& quer
   const std::string q = lower(query);
   std::vector<NodeId> out;
   for (const auto& n : p.nodes) {
-    const std::string module = n.moduleStack.empty() ? std::string() : n.moduleStack.back().path;
+    const std::string module = n.moduleFrames().empty() ? std::string() : n.moduleFrames().back().path;
     if (lower(n.name).find(q) != std::string::npos || lower(n.target).find(q) != std::string::npos ||
         lower(module).find(q) != std::string::npos)
       out.push_back(n.id);

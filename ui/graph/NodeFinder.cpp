@@ -24,7 +24,7 @@ std::vector<NodeId> findNodes(const Program& program, const QString& query) {
   std::string needle = trimmed.toLower().toStdString();
   for (const Node& n : program.nodes) {
     if (containsFolded(n.name, needle) || containsFolded(n.target, needle) ||
-        (!n.moduleStack.empty() && containsFolded(n.moduleStack.back().path, needle)))
+        (!n.moduleFrames().empty() && containsFolded(n.moduleFrames().back().path, needle)))
       found.push_back(n.id);
   }
   return found;
