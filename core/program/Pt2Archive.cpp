@@ -109,11 +109,12 @@ int ZCALLBACK memClose(voidpf /*opaque*/, voidpf s) {
 
 int ZCALLBACK memError(voidpf, voidpf) { return 0; }
 
-/// One directory entry: minizip's description, with the zip64 values it may have left unread.
+/// One central directory entry, as read from the map, zip64 values in place.
 struct Entry {
-  unz64_file_pos pos{};
-  unz_file_info64 info{};
-  std::vector<std::uint8_t> extra;  // the central directory's extra field, raw
+  unz64_file_pos pos{};  // for minizip, when the local header does not check out
+  std::uint16_t flag = 0, method = 0, nameLength = 0;
+  std::uint32_t crc = 0;
+  std::uint64_t csize = 0, usize = 0, localHeader = 0;
 };
 
 /// Where an entry's bytes are and what they should be.
@@ -133,21 +134,22 @@ std::uint64_t readLE(const std::uint8_t* p, int n) {
 
 constexpr std::uint64_t kMax32 = 0xffffffffu;
 
-/// The 8-byte fields of the zip64 extra block (id 1) of a central directory entry, in order.
-std::vector<std::uint64_t> zip64Fields(const std::vector<std::uint8_t>& extra) {
+/// The 8-byte fields of the zip64 extra block (id 1) of a central directory entry, as many as
+/// fit `out`; how many were there.
+std::size_t zip64Fields(const std::uint8_t* extra, std::size_t size, std::uint64_t (&out)[3]) {
   std::size_t at = 0;
-  while (at + 4 <= extra.size()) {
-    const auto id = readLE(&extra[at], 2);
-    const auto size = readLE(&extra[at + 2], 2);
-    if (at + 4 + size > extra.size()) break;
+  while (at + 4 <= size) {
+    const auto id = readLE(extra + at, 2);
+    const auto length = readLE(extra + at + 2, 2);
+    if (at + 4 + length > size) break;
     if (id == 1) {
-      std::vector<std::uint64_t> fields;
-      for (std::size_t i = 0; i + 8 <= size; i += 8) fields.push_back(readLE(&extra[at + 4 + i], 8));
-      return fields;
+      std::size_t n = 0;
+      for (; n < 3 && 8 * (n + 1) <= length; ++n) out[n] = readLE(extra + at + 4 + 8 * n, 8);
+      return n;
     }
-    at += 4 + size;
+    at += 4 + length;
   }
-  return {};
+  return 0;
 }
 
 }  // namespace
@@ -172,12 +174,12 @@ struct Pt2Archive::Impl {
   void open(const std::string& path);
   /// Where `record`'s bytes lie; throws LoadError when it is missing, unreadable or outside the file.
   Record locate(const std::string& path, const std::string& record);
-  /// Where an entry's data starts, read from its central directory record and local header in the
-  /// map (each checked: signature, bounds, the name's length); nullopt when they do not check out,
-  /// and minizip is asked instead.
-  /// `zip64Next`: the zip64 block's field after the sizes it holds, the local header's offset.
-  std::optional<std::uint64_t> dataOffset(const Entry& e, const std::vector<std::uint64_t>& zip64,
-                                          std::size_t zip64Next) const;
+  /// The central directory from the map, after minizip has found it: its entries by full name,
+  /// in order. Throws LoadError for a record that does not check out (signature, bounds).
+  std::vector<std::pair<std::string, Entry>> directory(const std::string& path) const;
+  /// Where an entry's data starts, read from its local header in the map (checked: signature,
+  /// bounds, the name's length); nullopt when it does not check out, and minizip is asked instead.
+  std::optional<std::uint64_t> dataOffset(const Entry& e) const;
   Record textRecord(const std::string& path, const std::string& record);
   /// A stored record's bytes in the map, after their CRC check.
   const char* checkedStored(const std::string& path, const std::string& record, const Record& r) const;
@@ -211,23 +213,7 @@ void Pt2Archive::Impl::open(const std::string& path) {
                                       : "not a zip archive");
   }
 
-  std::vector<std::pair<std::string, Entry>> all;
-  int rc = unzGoToFirstFile(zip);
-  for (; rc == UNZ_OK; rc = unzGoToNextFile(zip)) {
-    Entry e;
-    if (unzGetCurrentFileInfo64(zip, &e.info, nullptr, 0, nullptr, 0, nullptr, 0) != UNZ_OK ||
-        unzGetFilePos64(zip, &e.pos) != UNZ_OK)
-      throw LoadError(path, "corrupt zip directory (truncated?)");
-    std::string name(e.info.size_filename, '\0');
-    e.extra.resize(e.info.size_file_extra);
-    if ((!name.empty() || !e.extra.empty()) &&
-        unzGetCurrentFileInfo64(zip, nullptr, name.empty() ? nullptr : name.data(), static_cast<uLong>(name.size()),
-                                e.extra.empty() ? nullptr : e.extra.data(), static_cast<uLong>(e.extra.size()),
-                                nullptr, 0) != UNZ_OK)
-      throw LoadError(path, "corrupt zip directory (truncated?)");
-    all.emplace_back(std::move(name), std::move(e));
-  }
-  if (rc != UNZ_END_OF_LIST_OF_FILE) throw LoadError(path, "corrupt zip directory (truncated?)");
+  const auto all = directory(path);
 
   // PyTorchStreamReader's convention: every entry sits under one root folder, named by the first
   // entry, and records are named relative to it. Archives without one (torch 2.6/2.7's flat .pt2)
@@ -239,27 +225,57 @@ void Pt2Archive::Impl::open(const std::string& path) {
   }
   const bool rooted =
       !prefix.empty() && std::all_of(all.begin(), all.end(), [&](const auto& a) { return a.first.rfind(prefix, 0) == 0; });
-  for (auto& [name, e] : all) {
+  for (const auto& [name, e] : all) {
     std::string record = rooted ? name.substr(prefix.size()) : name;
     if (record.empty() || record.back() == '/') continue;  // folder entries hold nothing
-    if (entries.emplace(record, std::move(e)).second) records.push_back(std::move(record));  // first one wins
+    if (entries.emplace(record, e).second) records.push_back(std::move(record));  // first one wins
   }
 }
 
-std::optional<std::uint64_t> Pt2Archive::Impl::dataOffset(const Entry& e, const std::vector<std::uint64_t>& zip64,
-                                                         std::size_t zip64Next) const {
-  const std::uint64_t cd = e.pos.pos_in_zip_directory;
-  if (cd > source.size || source.size - cd < 46) return std::nullopt;
-  const auto* c = reinterpret_cast<const std::uint8_t*>(source.data + cd);
-  if (readLE(c, 4) != 0x02014b50 || readLE(c + 28, 2) != e.info.size_filename) return std::nullopt;
-  std::uint64_t header = readLE(c + 42, 4);
-  if (header == kMax32) {  // in the zip64 block, after the sizes
-    if (zip64Next >= zip64.size()) return std::nullopt;
-    header = zip64[zip64Next];
+std::vector<std::pair<std::string, Entry>> Pt2Archive::Impl::directory(const std::string& path) const {
+  std::vector<std::pair<std::string, Entry>> all;
+  unz_global_info64 global{};
+  unz64_file_pos first{};
+  if (unzGetGlobalInfo64(zip, &global) != UNZ_OK) throw LoadError(path, "corrupt zip directory (truncated?)");
+  if (global.number_entry == 0) return all;
+  if (unzGoToFirstFile(zip) != UNZ_OK || unzGetFilePos64(zip, &first) != UNZ_OK)
+    throw LoadError(path, "corrupt zip directory (truncated?)");
+  // Each record is checked before it is used: a count or a length in it may be anything.
+  all.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(global.number_entry, source.size / 46)));
+  std::uint64_t at = first.pos_in_zip_directory;
+  for (std::uint64_t i = 0; i < global.number_entry; ++i) {
+    if (at > source.size || source.size - at < 46) throw LoadError(path, "corrupt zip directory (truncated?)");
+    const auto* c = reinterpret_cast<const std::uint8_t*>(source.data + at);
+    const std::uint64_t nameLength = readLE(c + 28, 2), extraLength = readLE(c + 30, 2), commentLength = readLE(c + 32, 2);
+    if (readLE(c, 4) != 0x02014b50 || source.size - at - 46 < nameLength + extraLength + commentLength)
+      throw LoadError(path, "corrupt zip directory (truncated?)");
+    Entry e;
+    e.pos = {at, i};
+    e.flag = static_cast<std::uint16_t>(readLE(c + 8, 2));
+    e.method = static_cast<std::uint16_t>(readLE(c + 10, 2));
+    e.crc = static_cast<std::uint32_t>(readLE(c + 16, 4));
+    e.csize = readLE(c + 20, 4);
+    e.usize = readLE(c + 24, 4);
+    e.nameLength = static_cast<std::uint16_t>(nameLength);
+    e.localHeader = readLE(c + 42, 4);
+    // Values at 0xffffffff are in the zip64 block, in the spec's order.
+    std::uint64_t zip64[3];
+    const std::size_t fields = zip64Fields(c + 46 + nameLength, extraLength, zip64);
+    std::size_t next = 0;
+    if (e.usize == kMax32 && next < fields) e.usize = zip64[next++];
+    if (e.csize == kMax32 && next < fields) e.csize = zip64[next++];
+    if (e.localHeader == kMax32 && next < fields) e.localHeader = zip64[next++];
+    all.emplace_back(std::string(reinterpret_cast<const char*>(c + 46), nameLength), e);
+    at += 46 + nameLength + extraLength + commentLength;
   }
+  return all;
+}
+
+std::optional<std::uint64_t> Pt2Archive::Impl::dataOffset(const Entry& e) const {
+  const std::uint64_t header = e.localHeader;
   if (header > source.size || source.size - header < 30) return std::nullopt;
   const auto* h = reinterpret_cast<const std::uint8_t*>(source.data + header);
-  if (readLE(h, 4) != 0x04034b50 || readLE(h + 26, 2) != e.info.size_filename) return std::nullopt;
+  if (readLE(h, 4) != 0x04034b50 || readLE(h + 26, 2) != e.nameLength) return std::nullopt;
   return header + 30 + readLE(h + 26, 2) + readLE(h + 28, 2);
 }
 
@@ -268,25 +284,17 @@ Record Pt2Archive::Impl::locate(const std::string& path, const std::string& reco
   if (it == entries.end()) throw LoadError(path, "no record " + record);
   const Entry& e = it->second;
   auto bad = [&](const std::string& why) { return LoadError(path, "record " + record + " " + why); };
-  if (e.info.flag & 1) throw bad("is encrypted");
-  if (e.info.compression_method != 0 && e.info.compression_method != Z_DEFLATED)
-    throw bad("uses unsupported compression method " + std::to_string(e.info.compression_method));
+  if (e.flag & 1) throw bad("is encrypted");
+  if (e.method != 0 && e.method != Z_DEFLATED) throw bad("uses unsupported compression method " + std::to_string(e.method));
 
   Record r;
-  r.method = static_cast<int>(e.info.compression_method);
-  r.crc = static_cast<std::uint32_t>(e.info.crc);
-  r.usize = e.info.uncompressed_size;
-  r.csize = e.info.compressed_size;
-  // Debian's minizip 1.1 leaves zip64 values unread on 64-bit Linux (it compares them with
-  // (unsigned long)-1): a size still at 0xffffffff comes from the zip64 block, in the spec's order.
-  const auto z64 = zip64Fields(e.extra);
-  std::size_t next = 0;
-  if (r.usize == kMax32 && next < z64.size()) r.usize = z64[next++];
-  if (r.csize == kMax32 && next < z64.size()) r.csize = z64[next++];
-
+  r.method = e.method;
+  r.crc = e.crc;
+  r.usize = e.usize;
+  r.csize = e.csize;
   auto pos = e.pos;
-  if (const auto offset = dataOffset(e, z64, next)) {
-    r.offset = *offset;  // from the directory and local header in the map, without minizip's buffers
+  if (const auto offset = dataOffset(e)) {
+    r.offset = *offset;  // from the local header in the map, without minizip's buffers
   } else if (unzGoToFilePos64(zip, &pos) != UNZ_OK) {
     throw bad("is unreadable (corrupt zip directory?)");
   } else if (unzOpenCurrentFile(zip) == UNZ_OK) {
