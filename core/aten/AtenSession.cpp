@@ -5,6 +5,8 @@
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
+#include <functional>
+#include <utility>
 #include <optional>
 
 #include "FailureExplainer.h"
@@ -16,8 +18,12 @@
 namespace torchir {
 namespace {
 
-/// A child session on a higher-order op's subgraph (defined after AtenSession).
-std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g);
+/// A child session on a higher-order op's subgraph (defined after AtenSession); `cancelled` is
+/// the parent's: a cancel reaches every level.
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, std::function<bool()> cancelled);
+
+/// A subgraph's run was cancelled: the higher-order node stops unfinished, as the run does.
+struct RunCancelled {};
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -30,9 +36,14 @@ bool hasNanOrInf(const c10::IValue& v) {
 
 class AtenSession final : public Session {
  public:
-  explicit AtenSession(const Program& p) : m_p(p), m_runs(p.nodes.size()), m_budget(p) {
+  /// `outerCancelled`: for a subgraph's session, whether the run of the graph around it is cancelled.
+  explicit AtenSession(const Program& p, std::function<bool()> outerCancelled = {})
+      : m_p(p), m_runs(p.nodes.size()), m_budget(p), m_outerCancelled(std::move(outerCancelled)) {
     m_kernels.reserve(p.nodes.size());
-    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, makeSubgraphRunner));
+    const MakeSubgraphRunner child = [this](const Subgraph& g) {
+      return makeSubgraphRunner(g, [this] { return cancelRequested(); });
+    };
+    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child));
     for (const auto& s : p.inputs)
       if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
     reset();
@@ -113,23 +124,18 @@ class AtenSession final : public Session {
   NodeId position() const override { return m_pos; }
   bool finished() const override { return m_pos >= static_cast<NodeId>(m_p.nodes.size()); }
 
-  StepOutcome step() override {
-    c10::InferenceMode guard;  // as runWhile(): execute() runs under the caller's guard
-    skipToWork();
-    if (finished()) return {StopReason::Finished, {}};
-    StepOutcome o = execute(m_pos);
-    if (o.reason == StopReason::Failed) return o;
-    ++m_pos;
-    skipToWork();
-    if (o.reason == StopReason::StopCondition) return o;
-    return {finished() ? StopReason::Finished : StopReason::Stepped, {}};
+  StepOutcome step(RunObserver* observer) override {
+    const std::uint64_t before = m_executed;
+    return runWhile([&] { return m_executed > before; }, observer);
   }
 
-  StepOutcome runTo(NodeId node) override {
-    return runWhile([&] { return m_runs[static_cast<std::size_t>(node)].executed; }, node);
+  StepOutcome runTo(NodeId node, RunObserver* observer) override {
+    return runWhile([&] { return m_runs[static_cast<std::size_t>(node)].executed; }, observer);
   }
 
-  StepOutcome run() override { return runWhile([] { return false; }, kNone); }
+  StepOutcome run(RunObserver* observer) override {
+    return runWhile([] { return false; }, observer);
+  }
 
   void reset() override {
     m_values.assign(m_p.values.size(), c10::IValue());
@@ -162,7 +168,8 @@ class AtenSession final : public Session {
       throw std::runtime_error(graphName + " takes " + std::to_string(m_userInputs.size()) + " operands, " +
                                std::to_string(operands.size()) + " were given");
     for (std::size_t i = 0; i < operands.size(); ++i) m_values[static_cast<std::size_t>(m_userInputs[i])] = operands[i];
-    const StepOutcome o = run();
+    const StepOutcome o = run(nullptr);
+    if (o.reason == StopReason::Cancelled) throw RunCancelled{};
     if (o.reason != StopReason::Finished) throw SubgraphFailure(graphName, o.diagnosis);
     std::vector<c10::IValue> results;
     for (const auto& s : m_p.outputs) results.push_back(s.value == kNone ? c10::IValue() : m_values[static_cast<std::size_t>(s.value)]);
@@ -231,21 +238,42 @@ class AtenSession final : public Session {
     }
   }
 
+  bool cancelRequested() const {
+    return m_cancel.load(std::memory_order_relaxed) || (m_observer && m_observer->cancelled()) ||
+           (m_outerCancelled && m_outerCancelled());
+  }
+
+  /// The one run loop: step, runTo and run end it at different places. A breakpoint stops it
+  /// before its node, except the node it starts at (as debuggers do).
   template <class Done>
-  StepOutcome runWhile(Done done, NodeId target) {
+  StepOutcome runWhile(Done done, RunObserver* observer) {
     c10::InferenceMode guard;  // once for the run, not per node
+    RunObserver* const outer = std::exchange(m_observer, observer);
+    struct Restore {
+      RunObserver*& slot;
+      RunObserver* value;
+      ~Restore() { slot = value; }
+    } restore{m_observer, outer};
     bool first = true;
     while (true) {
       skipToWork();
       if (finished()) return {StopReason::Finished, {}};
-      if (target != kNone && done()) return {StopReason::Stepped, {}};
-      // A plain load first: the exchange is a locked instruction, paid only when asked to stop.
-      if (m_cancel.load(std::memory_order_relaxed) && m_cancel.exchange(false)) return {StopReason::Cancelled, {}};
+      if (done()) return {StopReason::Stepped, {}};
+      if (cancelRequested()) {
+        m_cancel = false;
+        return {StopReason::Cancelled, {}};
+      }
+      if (observer) observer->beforeNode(m_pos);
       if (!first && m_breakpoints.count(m_pos)) return {StopReason::Breakpoint, {}};
       first = false;
-      StepOutcome o = execute(m_pos);
-      if (o.reason == StopReason::Failed) return o;
+      const NodeId id = m_pos;
+      StepOutcome o = execute(id);
+      if (o.reason == StopReason::Cancelled) m_cancel = false;  // a subgraph's run saw it
+      if (o.reason == StopReason::Failed || o.reason == StopReason::Cancelled) return o;
       ++m_pos;
+      ++m_executed;
+      if (o.reason != StopReason::StopCondition && observer && observer->afterNode(id, o.diagnosis))
+        o.reason = StopReason::StopCondition;
       if (o.reason == StopReason::StopCondition) {
         skipToWork();
         return o;
@@ -338,6 +366,8 @@ class AtenSession final : public Session {
                              : "Give the program its inputs (--inputs FILE or --random-inputs SEED).";
       d.arguments = k.argumentsSoFar(stack);
       return fail(std::move(d));
+    } catch (const RunCancelled&) {
+      return {StopReason::Cancelled, {}};  // the node did not finish: it runs anew when the run goes on
     } catch (const SubgraphFailure& e) {
       // The inner node's diagnosis, placed on this node: the run stands here, not inside.
       Diagnosis d = e.diagnosis;
@@ -422,12 +452,16 @@ class AtenSession final : public Session {
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
   std::atomic<bool> m_cancel{false};
+  RunObserver* m_observer = nullptr;  // the running loop's
+  std::function<bool()> m_outerCancelled;
+  std::uint64_t m_executed = 0;  // nodes executed by this session, for step()
 };
 
 /// A subgraph runs as a session of its own: same kernels, its own frame.
 class SubgraphSession final : public SubgraphRunner {
  public:
-  explicit SubgraphSession(const Subgraph& g) : m_name(g.name), m_session(*g.graph) {}
+  SubgraphSession(const Subgraph& g, std::function<bool()> cancelled)
+      : m_name(g.name), m_session(*g.graph, std::move(cancelled)) {}
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
     return m_session.runGraph(operands, m_name);
   }
@@ -438,7 +472,9 @@ class SubgraphSession final : public SubgraphRunner {
   AtenSession m_session;
 };
 
-std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g) { return std::make_unique<SubgraphSession>(g); }
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, std::function<bool()> cancelled) {
+  return std::make_unique<SubgraphSession>(g, std::move(cancelled));
+}
 
 }  // namespace
 

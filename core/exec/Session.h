@@ -19,6 +19,21 @@ struct StepOutcome {
   Diagnosis diagnosis;  // set for Failed and StopCondition
 };
 
+/// What drives a run between two nodes: the command line, the studio's engine thread, a
+/// comparison. Every run goes through one loop (step, runTo and run differ only in where it ends),
+/// which asks its observer before and tells it after each node.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  /// Asked before every node, a subgraph's included (a while_loop's millionth iteration too): true
+  /// stops the run there, Cancelled; the node has not run.
+  virtual bool cancelled() { return false; }
+  /// Before a node of the program runs; breakpoints are looked at after this.
+  virtual void beforeNode(NodeId /*next*/) {}
+  /// After a node of the program ran: true stops the run there (StopCondition), `why` saying why.
+  virtual bool afterNode(NodeId /*node*/, Diagnosis& /*why*/) { return false; }
+};
+
 /// One run of a program, node by node (nativert's model: the program is immutable and kernels are
 /// resolved once; all run state lives here, so reset() is a new frame). Not thread-safe: one owner
 /// thread calls everything but requestCancel().
@@ -37,12 +52,12 @@ class Session {
   virtual NodeId position() const = 0;
   virtual bool finished() const = 0;
   /// Runs the next call_function node (placeholders and getitem nodes are passed on the way).
-  virtual StepOutcome step() = 0;
+  virtual StepOutcome step(RunObserver* observer = nullptr) = 0;
   /// Runs until `node` has run (or something stops the run first).
-  virtual StepOutcome runTo(NodeId node) = 0;
-  /// Runs to the end, stopping before a breakpoint, after a node that meets a stop condition,
-  /// or at a failure.
-  virtual StepOutcome run() = 0;
+  virtual StepOutcome runTo(NodeId node, RunObserver* observer = nullptr) = 0;
+  /// Runs to the end, stopping before a breakpoint (not the one it starts at), after a node that
+  /// meets a stop condition or that the observer stops at, at a failure, or when cancelled.
+  virtual StepOutcome run(RunObserver* observer = nullptr) = 0;
   virtual void reset() = 0;
 
   virtual void setBreakpoints(const std::set<NodeId>& nodes) = 0;
@@ -52,7 +67,7 @@ class Session {
   virtual void setMemoryBudget(std::size_t bytes) = 0;
   /// True for a value released by the memory budget (its node ran; its tensor is gone).
   virtual bool released(ValueId value) const = 0;
-  /// Safe from any thread: the run stops between two nodes.
+  /// Safe from any thread: the run stops between two nodes (of a subgraph too).
   virtual void requestCancel() = 0;
 
   /// What a node's last run recorded; nullptr if it has not run since the last reset.

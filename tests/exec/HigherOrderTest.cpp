@@ -85,6 +85,47 @@ class HigherOrderTest : public QObject {
              qPrintable(inner.join(" | ")));
   }
 
+  // A Stop while a loop runs its body stops the body, not after the loop: through the run's
+  // observer (the studio) and through requestCancel (another thread). The loop's node did not
+  // finish; the run goes on from it to eager's outputs.
+  void cancelReachesTheLoopsBody_data() {
+    QTest::addColumn<bool>("throughRequest");
+    QTest::newRow("observer") << false;
+    QTest::newRow("requestCancel") << true;
+  }
+  void cancelReachesTheLoopsBody() {
+    QFETCH(bool, throughRequest);
+    const Program p = loadProgram(fixturePath("while_loop", ".pt2"));
+    const NodeId loop = *p.findNode("while_loop");
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("while_loop", ".inputs.safetensors"))).ok());
+    struct StopInside : RunObserver {
+      Session& session;
+      NodeId loop;
+      bool throughRequest;
+      NodeId current = kNone;
+      int asksInside = 0;
+      StopInside(Session& s, NodeId l, bool r) : session(s), loop(l), throughRequest(r) {}
+      void beforeNode(NodeId next) override { current = next; }
+      bool cancelled() override {
+        // the run asks before each node; once the loop's node has begun, the asking is the body's
+        if (current != loop || ++asksInside != 3) return false;
+        if (throughRequest) session.requestCancel();
+        return !throughRequest;
+      }
+    } stop(*s, loop, throughRequest);
+    QCOMPARE(s->run(&stop).reason, StopReason::Cancelled);
+    QVERIFY(stop.asksInside >= 3);
+    QCOMPARE(s->position(), loop);
+    QVERIFY(!s->record(loop));
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    const TensorMap expected = readSafetensors(fixturePath("while_loop", ".outputs.safetensors"));
+    const auto outputs = s->outputs();
+    QCOMPARE(outputs.size(), expected.size());
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      QCOMPARE(relativeError(outputs[i], expected.at("output_" + std::to_string(i))), 0.0);
+  }
+
   void noGradRegionRunsItsBody() {
     const Program p = loadProgram(fixturePath("no_grad_region", ".pt2"));
     QCOMPARE(QString::fromStdString(p.node(*p.findNode("mul")).target), QString("wrap_with_set_grad_enabled"));

@@ -124,22 +124,48 @@ void EngineWorker::syncBreakpoints() {
   if (m_controls->breakpointsSince(m_breakpointsVersion, m_breakpoints)) m_session->setBreakpoints(m_breakpoints);
 }
 
+/// The studio's side of the session's run loop: a Stop or a newer program cancels it (inside
+/// subgraphs too), breakpoints set while it runs take effect at the next node, and the GUI hears
+/// of progress now and then.
+class EngineWorker::CommandObserver final : public torchir::RunObserver {
+ public:
+  CommandObserver(EngineWorker& worker, quint64 generation, quint64 commandId)
+      : m_worker(worker), m_generation(generation), m_commandId(commandId), m_lastReport(Clock::now()) {}
+
+  bool cancelled() override { return m_worker.shouldStop(m_generation, m_commandId); }
+  void beforeNode(torchir::NodeId) override { m_worker.syncBreakpoints(); }
+  bool afterNode(torchir::NodeId, torchir::Diagnosis&) override {
+    if (Clock::now() - m_lastReport >= kReportInterval) {
+      Q_EMIT m_worker.reported(m_worker.makeReport(m_generation));
+      m_lastReport = Clock::now();
+    }
+    return false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  EngineWorker& m_worker;
+  quint64 m_generation, m_commandId;
+  Clock::time_point m_lastReport;
+};
+
 void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand command, torchir::NodeId target,
                        const torchir::StopConditions& stops) {
   if (!m_session || generation != m_controls->generation.load()) return;
   m_session->setStopConditions(stops);
   syncBreakpoints();
+  CommandObserver observer(*this, generation, commandId);
   torchir::StepOutcome outcome;
   try {
     switch (command) {
       case EngineCommand::Step:
-        outcome = m_session->step();
+        outcome = m_session->step(&observer);
         break;
       case EngineCommand::Continue:
-        outcome = runLoop(generation, commandId, torchir::kNone);
+        outcome = m_session->run(&observer);
         break;
       case EngineCommand::RunTo:
-        outcome = runLoop(generation, commandId, target);
+        outcome = m_session->runTo(target, &observer);
         break;
       case EngineCommand::Reset:
         m_session->reset();
@@ -161,30 +187,6 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
   report->reason = outcome.reason;
   report->diagnosis = std::move(outcome.diagnosis);
   Q_EMIT reported(std::move(report));
-}
-
-/// Session::run() and runTo() have no progress callback, so Continue and Run To step here, with
-/// the same rules: a breakpoint stops the run before its node, except the node the run starts at
-/// (as debuggers do), and cancellation is checked between two nodes.
-torchir::StepOutcome EngineWorker::runLoop(quint64 generation, quint64 commandId, torchir::NodeId target) {
-  using Clock = std::chrono::steady_clock;
-  auto lastReport = Clock::now();
-  bool first = true;
-  while (true) {
-    if (m_session->finished()) return {torchir::StopReason::Finished, {}};
-    if (target != torchir::kNone && m_session->position() > target) return {torchir::StopReason::Stepped, {}};
-    if (shouldStop(generation, commandId)) return {torchir::StopReason::Cancelled, {}};
-    syncBreakpoints();
-    if (!first && m_breakpoints.count(m_session->position())) return {torchir::StopReason::Breakpoint, {}};
-    first = false;
-    torchir::StepOutcome outcome = m_session->step();
-    if (outcome.reason == torchir::StopReason::Failed || outcome.reason == torchir::StopReason::StopCondition)
-      return outcome;
-    if (Clock::now() - lastReport >= kReportInterval) {
-      Q_EMIT reported(makeReport(generation));
-      lastReport = Clock::now();
-    }
-  }
 }
 
 std::shared_ptr<EngineReport> EngineWorker::makeReport(quint64 generation) {

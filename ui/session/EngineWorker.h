@@ -77,7 +77,7 @@ class EngineWorker : public QObject {
   void tensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
 
  private:
-  torchir::StepOutcome runLoop(quint64 generation, quint64 commandId, torchir::NodeId target);
+  class CommandObserver;
   bool shouldStop(quint64 generation, quint64 commandId) const;
   void syncBreakpoints();
   /// A report with the records of the nodes that ran since the last one.
