@@ -3,10 +3,9 @@
 #include <string>
 #include <vector>
 
-namespace torchir {
+#include "exec/Session.h"
 
-class Session;
-struct Program;
+namespace torchir {
 
 /// What pytorch-ir's analyzer reads off an op's schema, per argument.
 struct SchemaArgSpec {
@@ -32,8 +31,11 @@ class AtenBackend {
   /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
   virtual void setThreads(int threads) const = 0;
   virtual int threads() const = 0;  // ATen's intra-op threads now
-  /// A run of `program` through the dispatcher. The program must outlive the session.
-  virtual std::unique_ptr<Session> createSession(const Program& program) const = 0;
+  /// A run of `program` through the dispatcher. The program must outlive the session. Throws
+  /// std::runtime_error for a device this libtorch or machine does not have.
+  virtual std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options = {}) const = 0;
+  /// Whether `device` ("cpu", "cuda") can run here, and if not, why.
+  virtual std::string deviceProblem(const std::string& device) const = 0;
 };
 
 /// Loads the backend once (thread-safe); throws std::runtime_error naming what failed.

@@ -37,8 +37,13 @@ bool hasNanOrInf(const c10::IValue& v) {
 class AtenSession final : public Session {
  public:
   /// `outerCancelled`: for a subgraph's session, whether the run of the graph around it is cancelled.
-  explicit AtenSession(const Program& p, std::function<bool()> outerCancelled = {})
-      : m_p(p), m_runs(p.nodes.size()), m_budget(p), m_outerCancelled(std::move(outerCancelled)) {
+  explicit AtenSession(const Program& p, const SessionOptions& options = {}, std::function<bool()> outerCancelled = {})
+      : m_p(p),
+        m_options(options),
+        m_device(options.device),
+        m_runs(p.nodes.size()),
+        m_budget(p),
+        m_outerCancelled(std::move(outerCancelled)) {
     m_kernels.reserve(p.nodes.size());
     const MakeSubgraphRunner child = [this](const Subgraph& g) {
       return makeSubgraphRunner(g, [this] { return cancelRequested(); });
@@ -151,7 +156,7 @@ class AtenSession final : public Session {
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
       m_values[static_cast<std::size_t>(w.value)] = w.buffer ? w.tensor.clone() : w.tensor;
     for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
-      m_values[static_cast<std::size_t>(m_userInputs[i])] = toAten(m_inputs[i]).clone();
+      m_values[static_cast<std::size_t>(m_userInputs[i])] = placed(toAten(m_inputs[i])).clone();
     skipToWork();
   }
 
@@ -200,6 +205,55 @@ class AtenSession final : public Session {
     return fromAten(v.toTensor());
   }
 
+  std::vector<std::optional<TensorData>> rerunNode(NodeId id, const std::vector<std::optional<TensorData>>& inputs) override {
+    const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
+    NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
+    if (!m_runs[static_cast<std::size_t>(id)].executed || !k.doesWork() || k.problem())
+      throw std::runtime_error("node '" + n.name + "' has not run");
+    std::vector<ValueId> named;  // NodeArgument::values, in order
+    for (const auto& a : n.inputs) named.insert(named.end(), a.values.begin(), a.values.end());
+    if (inputs.size() != named.size())
+      throw std::runtime_error("node '" + n.name + "' names " + std::to_string(named.size()) + " values, " +
+                               std::to_string(inputs.size()) + " were given");
+    c10::InferenceMode guard;
+    // Everything the call may overwrite, put back however it ends (in reverse: a value named twice
+    // is saved twice, the run's own first).
+    struct Restore {
+      FrameValues& frame;
+      std::vector<std::pair<ValueId, c10::IValue>> saved;
+      ~Restore() {
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it) frame[static_cast<std::size_t>(it->first)] = it->second;
+      }
+    } restore{m_values, {}};
+    for (ValueId v : n.outputs) restore.saved.emplace_back(v, m_values[static_cast<std::size_t>(v)]);
+    for (std::size_t i = 0; i < named.size(); ++i) {
+      c10::IValue& slot = m_values[static_cast<std::size_t>(named[i])];
+      restore.saved.emplace_back(named[i], slot);
+      if (inputs[i]) {
+        at::Tensor t = toAten(*inputs[i]);
+        slot = slot.isTensor() ? t.to(slot.toTensor().options(), false, true) : placed(t).clone();
+      } else if (slot.isTensor()) {
+        slot = slot.toTensor().clone();  // an op that writes its argument writes the copy
+      }
+    }
+    NodeRun scratch;
+    torch::jit::Stack stack;
+    try {
+      k.run(m_values, stack, scratch);
+    } catch (const MissingValue& e) {
+      throw std::runtime_error("node '" + n.name + "' cannot run again: value '" + m_p.value(e.value).name +
+                               "' is no longer held");
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(firstLine(e.what_without_backtrace()));
+    }
+    std::vector<std::optional<TensorData>> out;
+    for (ValueId v : n.outputs) {
+      const c10::IValue& r = m_values[static_cast<std::size_t>(v)];
+      out.push_back(r.isTensor() ? std::optional<TensorData>(fromAten(r.toTensor())) : std::nullopt);
+    }
+    return out;
+  }
+
   std::vector<TensorData> outputs() const override {
     std::vector<TensorData> out;
     for (const auto& s : m_p.outputs) {
@@ -224,9 +278,17 @@ class AtenSession final : public Session {
       if (s.kind == InputKind::UserInput) continue;
       auto it = m_p.weights.find(s.target);
       if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
-      out.push_back({s.value, toAten(it->second), s.kind == InputKind::Buffer});
+      out.push_back({s.value, placed(toAten(it->second)), s.kind == InputKind::Buffer});
     }
     return out;
+  }
+
+  /// A weight or input as this session holds it: at its floating dtype, on its device.
+  at::Tensor placed(at::Tensor t) const {
+    if (m_options.floatingAs != DType::Unknown && at::isFloatingType(t.scalar_type()))
+      t = t.to(static_cast<at::ScalarType>(m_options.floatingAs));
+    if (!m_device.is_cpu()) t = t.to(m_device);
+    return t;
   }
 
   /// Passes nodes that do no work (placeholders, getitem, output) so position() shows real work.
@@ -438,6 +500,8 @@ class AtenSession final : public Session {
   }
 
   const Program& m_p;
+  SessionOptions m_options;
+  c10::Device m_device;
   std::vector<std::unique_ptr<NodeKernel>> m_kernels;
   std::vector<ValueId> m_userInputs;
   std::vector<TensorData> m_inputs;
@@ -461,7 +525,7 @@ class AtenSession final : public Session {
 class SubgraphSession final : public SubgraphRunner {
  public:
   SubgraphSession(const Subgraph& g, std::function<bool()> cancelled)
-      : m_name(g.name), m_session(*g.graph, std::move(cancelled)) {}
+      : m_name(g.name), m_session(*g.graph, SessionOptions{}, std::move(cancelled)) {}
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
     return m_session.runGraph(operands, m_name);
   }
@@ -478,6 +542,8 @@ std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, std::funct
 
 }  // namespace
 
-std::unique_ptr<Session> createAtenSession(const Program& program) { return std::make_unique<AtenSession>(program); }
+std::unique_ptr<Session> createAtenSession(const Program& program, const SessionOptions& options) {
+  return std::make_unique<AtenSession>(program, options);
+}
 
 }  // namespace torchir

@@ -6,6 +6,6 @@
 namespace torchir {
 
 /// The ATen fallback engine: every node through the libtorch dispatcher.
-std::unique_ptr<Session> createAtenSession(const Program& program);
+std::unique_ptr<Session> createAtenSession(const Program& program, const SessionOptions& options = {});
 
 }  // namespace torchir

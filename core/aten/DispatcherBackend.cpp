@@ -48,7 +48,25 @@ class DispatcherBackend final : public AtenBackend {
   void setThreads(int threads) const override { at::set_num_threads(threads); }
   int threads() const override { return at::get_num_threads(); }
 
-  std::unique_ptr<Session> createSession(const Program& program) const override { return createAtenSession(program); }
+  std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options) const override {
+    if (const std::string problem = deviceProblem(options.device); !problem.empty()) throw std::runtime_error(problem);
+    return createAtenSession(program, options);
+  }
+
+  std::string deviceProblem(const std::string& device) const override {
+    try {
+      const c10::Device d(device);
+      if (d.is_cpu()) return {};
+      if (d.is_cuda() && !at::hasCUDA())
+        return "no CUDA device here";
+      if (d.is_cuda() && d.has_index() && d.index() >= static_cast<int>(at::getNumGPUs()))
+        return "no " + device + " here";
+      if (!d.is_cuda()) return "device " + device + " is not supported (cpu or cuda)";
+      return {};
+    } catch (const c10::Error&) {
+      return "'" + device + "' is not a device (cpu, cuda, cuda:1, ...)";
+    }
+  }
 };
 
 }  // namespace

@@ -15,13 +15,15 @@ const char* kUsage =
     "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
     "                   [--executors LIB.so] [--threads N]\n"
     "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json] [--verbose]\n"
+    "       torchir compare A [B] [--against float64|float32|float16|bfloat16|cuda] [--weights F] [--weights-b F]\n"
+    "                       [--inputs F | --random-inputs SEED] [--tolerance T] [--json] [--csv F] [--threads N]\n"
     "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
     "                      [--weights-as-nodes (dot only)]\n";
 
 // Options that take a value; everything else starting with -- is a flag.
 const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
                                       "--save-outputs", "--stop-on", "--executors", "--threads", "--format",
-                                      "--expand"};
+                                      "--expand", "--against", "--weights-b", "--tolerance", "--csv"};
 
 }  // namespace
 
@@ -69,7 +71,7 @@ int run(int argc, char** argv) {
       args.positional.push_back(a);
     }
   }
-  if (args.positional.size() != 1) {
+  if (args.positional.empty() || args.positional.size() > (args.verb == "compare" ? 2u : 1u)) {
     std::cerr << kUsage;
     return kBadInput;
   }
@@ -78,6 +80,7 @@ int run(int argc, char** argv) {
     if (args.verb == "table") return tableCommand(args);
     if (args.verb == "convert") return convertCommand(args);
     if (args.verb == "run") return runCommand(args);
+    if (args.verb == "compare") return compareCommand(args);
     if (args.verb == "layout") return layoutCommand(args);
   } catch (const LoadError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -27,6 +27,9 @@ int infoCommand(const Args& args);
 int tableCommand(const Args& args);
 int convertCommand(const Args& args);
 int runCommand(const Args& args);
+/// Two runs in lockstep (compare/PairedRun): 0 nothing diverges, 1 a node diverges or a value is
+/// non-finite, 2 unusable input.
+int compareCommand(const Args& args);
 /// In torchir_layout (Graphviz): binaries that call run() link it.
 int layoutCommand(const Args& args);
 

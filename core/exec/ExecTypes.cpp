@@ -28,6 +28,7 @@ std::string_view diagnosisClassName(DiagnosisClass c) {
     case DiagnosisClass::DtypeDiffersFromExport: return "dtype differs from export";
     case DiagnosisClass::ShapeDiffersFromExport: return "shape differs from export";
     case DiagnosisClass::RuntimeError: return "runtime error";
+    case DiagnosisClass::Divergence: return "divergence";
   }
   return "?";
 }

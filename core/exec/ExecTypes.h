@@ -33,7 +33,8 @@ struct ArgumentRecord {
 /// Why a node failed or why the run stopped there.
 enum class DiagnosisClass : uint8_t {
   None, DtypeMismatch, ShapeMismatch, DeviceMismatch, MissingData, OpNotFound, UnsupportedHigherOrderOp,
-  SymbolOutOfRange, NanOrInf, DtypeDiffersFromExport, ShapeDiffersFromExport, RuntimeError
+  SymbolOutOfRange, NanOrInf, DtypeDiffersFromExport, ShapeDiffersFromExport, RuntimeError,
+  Divergence  // a comparison: the node's output is farther from the reference run's than the tolerance
 };
 std::string_view diagnosisClassName(DiagnosisClass c);
 

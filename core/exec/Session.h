@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "ExecTypes.h"
@@ -17,6 +18,15 @@ std::string_view stopReasonName(StopReason r);
 struct StepOutcome {
   StopReason reason = StopReason::Stepped;
   Diagnosis diagnosis;  // set for Failed and StopCondition
+};
+
+/// How a session runs its program: as exported, as a shadow at another floating dtype (the
+/// reference of a comparison), or on another device.
+struct SessionOptions {
+  /// Floating weights and inputs are cast to this dtype; Unknown keeps them as they are.
+  DType floatingAs = DType::Unknown;
+  /// "cpu", or a device such as "cuda" that weights and inputs are moved to (ops follow them).
+  std::string device = "cpu";
 };
 
 /// What drives a run between two nodes: the command line, the studio's engine thread, a
@@ -76,6 +86,14 @@ class Session {
   virtual std::optional<TensorData> tensor(ValueId value) const = 0;
   /// User outputs in order, once finished.
   virtual std::vector<TensorData> outputs() const = 0;
+
+  /// Runs a node that has run once more, on other values for some of its arguments, and leaves
+  /// the run as it was: `inputs` has one entry per value the node's arguments name
+  /// (NodeArgument::values, in order), nullopt to keep the run's. A given tensor is cast to the
+  /// dtype and device of the value it stands for. Returns the node's outputs (nullopt for one that
+  /// is not a tensor). Throws std::runtime_error when the node cannot run again.
+  virtual std::vector<std::optional<TensorData>> rerunNode(NodeId node,
+                                                           const std::vector<std::optional<TensorData>>& inputs) = 0;
 };
 
 }  // namespace torchir

@@ -1,0 +1,221 @@
+// `torchir compare A [B]`: two runs in lockstep, the first node where their numbers part.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "Cli.h"
+#include "aten/AtenBackend.h"
+#include "compare/PairedRun.h"
+#include "program/InputsFile.h"
+#include "program/LoadError.h"
+
+namespace torchir::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kWorstShown = 10;
+
+/// A metric for JSON: a number, or null where it is infinite or undefined (identical: SQNR +inf).
+Json metric(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+std::string number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+struct Sides {
+  const Program* a = nullptr;
+  const Program* b = nullptr;
+  SessionOptions bOptions;
+  std::string reference;  // what B is, in words: "float64", "cuda", "other.pt2", "weights w.safetensors"
+};
+
+Json comparisonJson(const PairedRun& run, const NodeComparison& c, const Program& a, const Program& b) {
+  const TensorMetrics& m = c.metrics;
+  Json j = {{"name", a.node(c.a).name},
+            {"op", a.node(c.a).target},
+            {"b_name", b.node(c.b).name},
+            {"max_abs", metric(m.maxAbs)},
+            {"max_rel", metric(m.maxRel)},
+            {"mean_abs", metric(m.meanAbs)},
+            {"cosine", metric(m.cosine)},
+            {"sqnr_db", metric(m.sqnrDb)},
+            {"nonfinite_a", m.nonfiniteA},
+            {"nonfinite_b", m.nonfiniteB},
+            {"own_rel", c.ownRel ? metric(*c.ownRel) : Json(nullptr)},
+            {"tolerance", c.tolerance},
+            {"diverges", c.diverges},
+            {"starts_divergence", c.startsDivergence},
+            {"makes_nonfinite", c.makesNonfinite}};
+  if (!m.problem.empty() || !c.problem.empty()) j["problem"] = c.problem.empty() ? m.problem : c.problem;
+  if (!c.ownProblem.empty()) j["own_problem"] = c.ownProblem;
+  (void)run;
+  return j;
+}
+
+void writeCsv(const std::string& path, const PairedRun& run, const Program& a, const Program& b) {
+  std::ofstream out(path);
+  if (!out) throw LoadError(path, "cannot be written");
+  out << "name,op,b_name,max_abs,max_rel,mean_abs,cosine,sqnr_db,nonfinite_a,nonfinite_b,own_rel,diverges\n";
+  for (const NodeComparison& c : run.nodes()) {
+    const TensorMetrics& m = c.metrics;
+    out << a.node(c.a).name << ',' << a.node(c.a).target << ',' << b.node(c.b).name << ',' << m.maxAbs << ','
+        << m.maxRel << ',' << m.meanAbs << ',' << m.cosine << ',' << m.sqnrDb << ',' << m.nonfiniteA << ','
+        << m.nonfiniteB << ',' << (c.ownRel ? std::to_string(*c.ownRel) : std::string()) << ','
+        << (c.diverges ? "true" : "false") << '\n';
+  }
+  if (!out) throw LoadError(path, "cannot be written");
+}
+
+/// The inputs both runs get: a file's, the archive's samples, or random ones of one seed.
+Diagnosis setInputs(const Args& args, const Program& a, Session& sa, Session& sb) {
+  if (args.flag("--random-inputs") || (!args.flag("--inputs") && a.sampleInputs.empty())) {
+    const std::uint64_t seed = std::stoull(args.option("--random-inputs", "0"));
+    Diagnosis d = sa.setRandomInputs(seed);
+    return d.ok() ? sb.setRandomInputs(seed) : d;
+  }
+  const auto inputs = args.flag("--inputs") ? readInputsFile(a, args.option("--inputs")) : a.sampleInputs;
+  Diagnosis d = sa.setInputs(inputs);
+  return d.ok() ? sb.setInputs(inputs) : d;
+}
+
+}  // namespace
+
+int compareCommand(const Args& args) {
+  const std::string against = args.option("--against");
+  Sides s;
+  s.a = &loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
+  if (args.positional.size() > 1) {
+    s.b = &loadForCommand(args.positional[1], {args.option("--weights-b"), args.option("--constants")});
+    s.reference = args.positional[1];
+  } else if (args.flag("--weights-b")) {
+    s.b = &loadForCommand(args.positional.front(), {args.option("--weights-b"), args.option("--constants")});
+    s.reference = "weights " + args.option("--weights-b");
+  } else {
+    s.b = s.a;
+  }
+  if (against.empty() && s.b == s.a) s.bOptions.floatingAs = DType::Float64;
+  if (!against.empty()) {
+    if (against == "cuda" || against.rfind("cuda:", 0) == 0) {
+      s.bOptions.device = against;
+    } else {
+      const auto d = dtypeFromName(against);
+      if (!d || !isFloating(*d)) {
+        std::cerr << "error: --against takes float64, float32, float16, bfloat16 or cuda, not '" << against << "'\n";
+        return kBadInput;
+      }
+      s.bOptions.floatingAs = *d;
+    }
+  }
+  if (s.bOptions.floatingAs != DType::Unknown)
+    s.reference += (s.reference.empty() ? "" : " at ") + std::string(dtypeName(s.bOptions.floatingAs));
+  if (s.bOptions.device != "cpu") s.reference += (s.reference.empty() ? "" : " on ") + s.bOptions.device;
+
+  const AtenBackend& backend = atenBackend();
+  if (const std::string problem = backend.deviceProblem(s.bOptions.device); !problem.empty()) {
+    std::cerr << "error: cannot compare against " << s.bOptions.device << ": " << problem << "; nothing compared\n";
+    return kBadInput;
+  }
+  CompareOptions options;
+  if (args.flag("--tolerance")) {
+    const std::string t = args.option("--tolerance");
+    char* end = nullptr;
+    options.tolerance = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end || !(options.tolerance > 0)) {
+      std::cerr << "error: --tolerance takes a positive number, not '" << t << "'\n";
+      return kBadInput;
+    }
+  }
+  if (args.flag("--threads")) backend.setThreads(std::max(1, std::atoi(args.option("--threads").c_str())));
+
+  auto sa = backend.createSession(*s.a);
+  auto sb = backend.createSession(*s.b, s.bOptions);
+  if (const Diagnosis d = setInputs(args, *s.a, *sa, *sb); !d.ok()) {
+    std::cerr << "error: " << s.a->source.path << ": " << d.message << "\n";
+    return kBadInput;
+  }
+  PairedRun run(*sa, *sb, s.b == s.a ? identityMatching(*s.a) : matchNodes(*s.a, *s.b), options);
+  const StepOutcome outcome = run.run();
+
+  // The worst nodes: the largest max relative difference first (a shape mismatch, worst of all).
+  std::vector<const NodeComparison*> worst;
+  for (const auto& c : run.nodes())
+    if (c.problem.empty()) worst.push_back(&c);
+  auto score = [](const NodeComparison* c) { return c->metrics.comparable() ? c->metrics.maxRel : INFINITY; };
+  std::stable_sort(worst.begin(), worst.end(), [&](auto* x, auto* y) { return score(x) > score(y); });
+  bool diverged = false, nonfinite = false;
+  for (const auto& c : run.nodes()) diverged = diverged || c.diverges, nonfinite = nonfinite || c.metrics.nonfiniteA > 0;
+  const NodeComparison* first = run.firstDivergence();
+  const NodeComparison* firstBad = run.firstNonfinite();
+
+  if (args.flag("--csv")) writeCsv(args.option("--csv"), run, *s.a, *s.b);
+  if (args.flag("--json")) {
+    Json j;
+    j["reference"] = s.reference;
+    j["status"] = std::string(stopReasonName(outcome.reason));
+    j["nodes"] = Json::array();
+    for (const auto& c : run.nodes()) j["nodes"].push_back(comparisonJson(run, c, *s.a, *s.b));
+    j["first_divergence"] = first ? comparisonJson(run, *first, *s.a, *s.b) : Json(nullptr);
+    if (firstBad) {
+      Json bad = comparisonJson(run, *firstBad, *s.a, *s.b);
+      bad["slice"] = Json::array();
+      for (NodeId n : run.backwardSlice(firstBad->a)) bad["slice"].push_back(s.a->node(n).name);
+      j["first_nonfinite"] = bad;
+    } else {
+      j["first_nonfinite"] = nullptr;
+    }
+    j["unmatched_a"] = Json::array();
+    for (NodeId n : run.matching().unmatchedA) j["unmatched_a"].push_back(s.a->node(n).name);
+    j["unmatched_b"] = Json::array();
+    for (NodeId n : run.matching().unmatchedB) j["unmatched_b"].push_back(s.b->node(n).name);
+    if (!run.bFailure().ok()) j["reference_failure"] = {{"node", run.bFailure().nodeName}, {"message", run.bFailure().message}};
+    if (outcome.reason == StopReason::Failed)
+      j["failure"] = {{"node", outcome.diagnosis.nodeName}, {"message", outcome.diagnosis.message}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "compared " << run.nodes().size() << " nodes of " << s.a->source.path << " against "
+              << s.reference << "\n";
+    auto describe = [&](const NodeComparison& c) {
+      std::string text = "node '" + s.a->node(c.a).name + "' (" + s.a->node(c.a).target + "): max rel " +
+                         number(c.metrics.maxRel) + ", max abs " + number(c.metrics.maxAbs);
+      if (c.ownRel) text += ", own " + number(*c.ownRel);
+      if (c.metrics.nonfiniteA) text += ", " + std::to_string(c.metrics.nonfiniteA) + " NaN/Inf";
+      if (!c.metrics.comparable()) text += " (" + c.metrics.problem + ")";
+      return text;
+    };
+    std::cout << "first divergence: " << (first ? describe(*first) : std::string("none")) << "\n";
+    std::cout << "first non-finite: " << (firstBad ? describe(*firstBad) : std::string("none")) << "\n";
+    if (!worst.empty()) {
+      std::printf("%-28s %-30s %10s %10s %9s %9s %10s\n", "worst nodes", "op", "max_rel", "max_abs", "cosine",
+                  "sqnr_db", "own_rel");
+      for (std::size_t i = 0; i < worst.size() && i < kWorstShown; ++i) {
+        const NodeComparison& c = *worst[i];
+        std::printf("%-28s %-30s %10s %10s %9s %9s %10s\n", s.a->node(c.a).name.c_str(), s.a->node(c.a).target.c_str(),
+                    number(c.metrics.maxRel).c_str(), number(c.metrics.maxAbs).c_str(), number(c.metrics.cosine).c_str(),
+                    number(c.metrics.sqnrDb).c_str(), c.ownRel ? number(*c.ownRel).c_str() : "-");
+      }
+    }
+    auto list = [](const char* what, const std::vector<NodeId>& nodes, const Program& p) {
+      if (nodes.empty()) return;
+      std::cout << what << " (" << nodes.size() << "):";
+      for (NodeId n : nodes) std::cout << " " << p.node(n).name;
+      std::cout << "\n";
+    };
+    list("only in A", run.matching().unmatchedA, *s.a);
+    list("only in B", run.matching().unmatchedB, *s.b);
+    if (!run.bFailure().ok())
+      std::cout << "the reference run failed at node '" << run.bFailure().nodeName << "': " << run.bFailure().message << "\n";
+    if (outcome.reason == StopReason::Failed)
+      std::cerr << "error: node '" << outcome.diagnosis.nodeName << "' (" << outcome.diagnosis.opType
+                << "): " << outcome.diagnosis.message << "\n";
+  }
+  return diverged || nonfinite || outcome.reason == StopReason::Failed ? kProgramFault : kOk;
+}
+
+}  // namespace torchir::cli

@@ -1,0 +1,93 @@
+#pragma once
+// Two runs stepped in lockstep: the run under test (A) and a reference (B): the same program at
+// float64, with other weights, on another device, or another export of the model. After each node
+// of A, B runs to the node that stands for it, and their outputs are compared then, so the runs
+// hold what they would hold anyway plus one pair of tensors at a time.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "NodeMatching.h"
+#include "TensorMetrics.h"
+#include "exec/Session.h"
+
+namespace torchir {
+
+struct CompareOptions {
+  /// A node diverges when its output's max relative difference passes this; 0: by A's dtype
+  /// (defaultTolerance).
+  double tolerance = 0;
+  /// A node's own error (the node re-run in B's setting on A's inputs) is measured for nodes whose
+  /// difference reaches this fraction of the tolerance: below it a node adds nothing worth naming.
+  double ownErrorFrom = 0.1;
+};
+
+/// What float32, float16 and bfloat16 can be asked for (a few units of their rounding, grown by
+/// the sums of a layer): 1e-3, 1e-2, 5e-2; 1e-9 for float64; integers must be equal.
+double defaultTolerance(DType d);
+
+/// One node of A and the node of B that stands for it.
+struct NodeComparison {
+  NodeId a = kNone, b = kNone;
+  /// The output that differs most (of a multi-output node), and how.
+  int output = 0;
+  TensorMetrics metrics;
+  double tolerance = 0;
+  /// The node's own error: max relative difference of A's output from B's op run on A's inputs
+  /// (infinite where A's op makes NaN or Inf and B's does not). A node that adds error has a
+  /// large one; a node that inherits it, a small one.
+  std::optional<double> ownRel;
+  std::string ownProblem;  // why the own error was not measured, when it was wanted
+  bool diverges = false;
+  /// Diverges and adds error of its own (or none of its inputs diverged): where a stop lands.
+  bool startsDivergence = false;
+  /// NaN or Inf in A's output from finite inputs.
+  bool makesNonfinite = false;
+  std::string problem;  // why nothing was compared (B failed before it, a value was released, ...)
+};
+
+enum class CompareStop : uint8_t { None, Divergence, Nonfinite };
+
+class PairedRun {
+ public:
+  /// Both sessions have their inputs; `matching` is from A's program to B's.
+  PairedRun(Session& a, Session& b, NodeMatching matching, CompareOptions options = {});
+
+  /// Runs A (and B with it) to the end, or to the next node that starts a divergence or makes a
+  /// non-finite value (`stop`); again to go on. `outer` (the studio's, a command's) is asked and
+  /// told as a plain run's observer is.
+  StepOutcome run(CompareStop stop = CompareStop::None, RunObserver* outer = nullptr);
+
+  /// The compared nodes, in the order A ran them.
+  const std::vector<NodeComparison>& nodes() const { return m_nodes; }
+  const NodeComparison* comparisonOf(NodeId a) const;
+  const NodeComparison* firstDivergence() const;
+  const NodeComparison* firstNonfinite() const;
+  /// B's own failure, which ends the comparison of the nodes after it (A runs on).
+  const Diagnosis& bFailure() const { return m_bFailure; }
+  const NodeMatching& matching() const { return m_matching; }
+
+  /// The nodes of A that `node`'s outputs depend on, itself included, in program order: where a
+  /// non-finite value can come from.
+  std::vector<NodeId> backwardSlice(NodeId node) const;
+
+ private:
+  class Observer;
+  void compareNode(NodeId a);
+  std::optional<double> ownError(const Node& na, NodeId b, int output, const TensorData& outA, std::string& problem);
+  bool inputsDiverged(const Node& na) const;
+  bool inputsFinite(const Node& na);
+
+  Session& m_a;
+  Session& m_b;
+  NodeMatching m_matching;
+  CompareOptions m_options;
+  std::vector<NodeComparison> m_nodes;
+  std::vector<int32_t> m_index;          // per node of A: its entry in m_nodes, or -1
+  std::vector<int8_t> m_valueDiverged;   // per value of A: 1 when its producer diverged
+  std::vector<int8_t> m_valueFinite;     // per value of A: -1 unknown, 0 no, 1 yes
+  Diagnosis m_bFailure;
+};
+
+}  // namespace torchir

@@ -1,0 +1,32 @@
+#pragma once
+// How far one tensor is from another, as the comparison of two runs reports it per node.
+#include <cstdint>
+#include <string>
+
+#include "program/TensorData.h"
+
+namespace torchir {
+
+/// The distance of `a` (the run under test) from `b` (the reference), over the elements that are
+/// finite on both sides; non-finite ones are counted apart.
+struct TensorMetrics {
+  double maxAbs = 0;    // max |a - b|
+  double maxRel = 0;    // max |a - b| / max |b| (infinite when b is all zeros and a is not)
+  double meanAbs = 0;   // mean |a - b|
+  double cosine = 1;    // a.b / (|a| |b|); 1 when both are zero
+  double sqnrDb = 0;    // 10 log10(sum b^2 / sum (a - b)^2); +inf when equal
+  int64_t nonfiniteA = 0, nonfiniteB = 0;
+  /// Elements where the two disagree about being finite (inf against a number, NaN against inf).
+  int64_t nonfiniteApart = 0;
+  int64_t compared = 0;  // elements finite on both sides
+  /// Why the two cannot be compared ("shapes differ: [2, 3] and [3, 2]"); empty when they can.
+  std::string problem;
+  bool comparable() const { return problem.empty(); }
+};
+
+TensorMetrics compareTensors(const TensorData& a, const TensorData& b);
+
+/// How many elements of `t` are NaN or infinite (0 for integer and bool tensors).
+int64_t countNonfinite(const TensorData& t);
+
+}  // namespace torchir

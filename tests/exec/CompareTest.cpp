@@ -1,0 +1,238 @@
+// Two runs in lockstep (compare/PairedRun) on programs whose answer is known: a cancellation, a
+// NaN, an overflow, two exports that differ in one op; the stops; and `torchir compare` as users
+// call it (exit codes, JSON, CSV).
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <cstring>
+
+#include "../program/FixtureZoo.h"
+#include "RunComparison.h"
+#include "compare/PairedRun.h"
+#include "program/ProgramLoader.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+TensorData tensorOf(const std::vector<float>& values) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * sizeof(float));
+  std::memcpy(bytes->data(), values.data(), bytes->size());
+  TensorData t;
+  t.dtype = DType::Float32;
+  t.sizes = {static_cast<int64_t>(values.size())};
+  t.strides = {1};
+  t.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "test"});
+  return t;
+}
+
+/// Fixture `name` run against itself at float64, on its inputs file.
+struct Shadowed {
+  Program program;
+  std::unique_ptr<Session> a, b;
+  std::unique_ptr<PairedRun> run;
+
+  explicit Shadowed(const char* name, CompareOptions options = {})
+      : program(loadProgram(fixturePath(name, ".pt2"))) {
+    atenBackend().setThreads(1);
+    a = atenBackend().createSession(program);
+    b = atenBackend().createSession(program, SessionOptions{DType::Float64, "cpu"});
+    const auto inputs = inputsOf(fixturePath(name, ".inputs.safetensors"));
+    QVERIFY(a->setInputs(inputs).ok());
+    QVERIFY(b->setInputs(inputs).ok());
+    run = std::make_unique<PairedRun>(*a, *b, identityMatching(program), options);
+  }
+  const NodeComparison& at(const char* node) const {
+    const NodeComparison* c = run->comparisonOf(*program.findNode(node));
+    if (!c) throw std::runtime_error(std::string("no comparison of ") + node);
+    return *c;
+  }
+  QString nameOf(const NodeComparison* c) const {
+    return c ? QString::fromStdString(program.node(c->a).name) : QStringLiteral("(none)");
+  }
+};
+
+struct Ran {
+  int exitCode = -1;
+  QByteArray out, err;
+};
+
+Ran runCli(const QStringList& args) {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("OMP_NUM_THREADS", "1");
+  p.setProcessEnvironment(env);
+  p.start(TORCHIR_CLI, args);
+  if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit) return {};
+  return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QString fixture(const char* name, const char* suffix) { return QString::fromStdString(fixturePath(name, suffix)); }
+
+}  // namespace
+
+class CompareTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void metricsOfKnownPairs() {
+    const TensorData a = tensorOf({1.0f, 2.0f, 3.0f, 4.0f});
+    const TensorMetrics same = compareTensors(a, a);
+    QCOMPARE(same.maxAbs, 0.0);
+    QCOMPARE(same.cosine, 1.0);
+    QVERIFY(std::isinf(same.sqnrDb) && same.sqnrDb > 0);
+    const TensorMetrics off = compareTensors(tensorOf({1.0f, 2.0f, 3.0f, 5.0f}), a);
+    QCOMPARE(off.maxAbs, 1.0);
+    QCOMPARE(off.maxRel, 0.25);  // 1 / max |b|
+    QCOMPARE(off.meanAbs, 0.25);
+    QVERIFY(std::abs(off.sqnrDb - 10 * std::log10(30.0)) < 1e-12);
+    const TensorMetrics inf = compareTensors(tensorOf({1.0f, INFINITY, NAN, 4.0f}), tensorOf({1.0f, INFINITY, 3.0f, 4.0f}));
+    QCOMPARE(inf.nonfiniteA, 2);
+    QCOMPARE(inf.nonfiniteB, 1);
+    QCOMPARE(inf.nonfiniteApart, 1);  // the NaN; inf against inf agrees
+    QCOMPARE(inf.compared, 2);
+    QVERIFY(!compareTensors(tensorOf({1.0f, 2.0f}), a).comparable());
+  }
+
+  // (x + 1e4) - 1e4: the add is right to float32's rounding, the sub shows what that rounding lost.
+  void cancellationIsFoundAtItsNode() {
+    Shadowed s("cancellation");
+    QCOMPARE(s.run->run().reason, StopReason::Finished);
+    QCOMPARE(s.nameOf(s.run->firstDivergence()), QStringLiteral("sub"));
+    QVERIFY(!s.at("add").diverges);
+    QVERIFY(s.at("sub").metrics.maxRel > 1e-2);
+    QVERIFY(s.at("mul_1").diverges);
+    QVERIFY(!s.at("mul_1").startsDivergence);  // it inherits the sub's error
+    QVERIFY(s.at("mul_1").ownRel && *s.at("mul_1").ownRel < 1e-6);
+    QVERIFY(!s.run->firstNonfinite());
+  }
+
+  void nanIsFoundAtTheOpThatMakesIt() {
+    Shadowed s("nan_from_sqrt");
+    QCOMPARE(s.run->run().reason, StopReason::Finished);
+    QCOMPARE(s.nameOf(s.run->firstNonfinite()), QStringLiteral("sqrt"));
+    QVERIFY(s.at("sqrt").metrics.nonfiniteA > 0);
+    QVERIFY(!s.at("add").makesNonfinite);  // its NaN comes from its input
+    QVERIFY(!s.run->firstDivergence());    // float64 makes the same NaNs
+    QStringList slice;
+    for (NodeId n : s.run->backwardSlice(s.run->firstNonfinite()->a)) slice << QString::fromStdString(s.program.node(n).name);
+    QCOMPARE(slice, (QStringList{"mul", "sub", "sqrt"}));
+  }
+
+  void overflowIsFoundWhereItHappens() {
+    Shadowed s("exp_overflow");
+    QCOMPARE(s.run->run().reason, StopReason::Finished);
+    QCOMPARE(s.nameOf(s.run->firstNonfinite()), QStringLiteral("exp"));
+    QCOMPARE(s.nameOf(s.run->firstDivergence()), QStringLiteral("exp"));
+    QVERIFY(s.at("exp").metrics.nonfiniteApart > 0);
+    QVERIFY(s.at("exp").ownRel && std::isinf(*s.at("exp").ownRel));  // float64's exp stays finite
+    QVERIFY(!s.at("mul").diverges);
+  }
+
+  void stopsAtTheDivergenceThenGoesOn() {
+    Shadowed s("cancellation");
+    const StepOutcome o = s.run->run(CompareStop::Divergence);
+    QCOMPARE(o.reason, StopReason::StopCondition);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::Divergence);
+    QCOMPARE(QString::fromStdString(o.diagnosis.nodeName), QStringLiteral("sub"));
+    QVERIFY(s.a->record(*s.program.findNode("sub")));
+    QVERIFY(!s.a->record(*s.program.findNode("mul_1")));
+    // The next divergence: none starts after it (mul_1 inherits).
+    QCOMPARE(s.run->run(CompareStop::Divergence).reason, StopReason::Finished);
+
+    Shadowed n("nan_from_sqrt");
+    const StepOutcome bad = n.run->run(CompareStop::Nonfinite);
+    QCOMPARE(bad.reason, StopReason::StopCondition);
+    QCOMPARE(bad.diagnosis.kind, DiagnosisClass::NanOrInf);
+    QCOMPARE(QString::fromStdString(bad.diagnosis.nodeName), QStringLiteral("sqrt"));
+  }
+
+  // A healthy float32 network against its float64 shadow: nothing diverges at the default tolerance.
+  void healthyProgramDoesNotDiverge() {
+    Shadowed s("resnet18");
+    QCOMPARE(s.run->run().reason, StopReason::Finished);
+    QVERIFY2(!s.run->firstDivergence(), qPrintable(s.nameOf(s.run->firstDivergence())));
+    QVERIFY(s.run->nodes().size() > 50);
+    double worst = 0;
+    for (const auto& c : s.run->nodes()) worst = std::max(worst, c.metrics.maxRel);
+    QVERIFY(worst > 0);  // float32 is not float64: the comparison sees the rounding
+  }
+
+  void twoExportsDifferAtTheChangedOp() {
+    const Program v1 = loadProgram(fixturePath("compare_v1", ".pt2"));
+    const Program v2 = loadProgram(fixturePath("compare_v2", ".pt2"));
+    auto a = atenBackend().createSession(v1);
+    auto b = atenBackend().createSession(v2);
+    const auto inputs = inputsOf(fixturePath("compare_v1", ".inputs.safetensors"));
+    QVERIFY(a->setInputs(inputs).ok());
+    QVERIFY(b->setInputs(inputs).ok());
+    PairedRun run(*a, *b, matchNodes(v1, v2));
+    QCOMPARE(run.run().reason, StopReason::Finished);
+    const NodeComparison* first = run.firstDivergence();
+    QVERIFY(first);
+    QCOMPARE(QString::fromStdString(v1.node(first->a).name), QStringLiteral("mul"));
+    QVERIFY(first->ownRel && std::abs(*first->ownRel - 0.2) < 1e-6);  // 2.0 against 2.5
+    QCOMPARE(run.comparisonOf(*v1.findNode("linear"))->metrics.maxAbs, 0.0);
+    QVERIFY(run.matching().unmatchedA.empty());
+    QCOMPARE(run.matching().unmatchedB.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(v2.node(run.matching().unmatchedB.front()).target), QStringLiteral("aten.abs.default"));
+  }
+
+  void commandLineReportsAndExits() {
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("nodes.csv");
+    const Ran r = runCli({"compare", fixture("cancellation", ".pt2"), "--inputs", fixture("cancellation", ".inputs.safetensors"),
+                           "--json", "--csv", csv});
+    QCOMPARE(r.exitCode, 1);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["first_divergence"].toObject()["name"].toString(), QStringLiteral("sub"));
+    QVERIFY(j["first_nonfinite"].isNull());
+    const QJsonArray nodes = j["nodes"].toArray();
+    QCOMPARE(nodes.size(), 4);
+    for (const char* key : {"name", "op", "b_name", "max_abs", "max_rel", "cosine", "sqnr_db", "nonfinite_a",
+                            "nonfinite_b", "own_rel"})
+      QVERIFY2(nodes[0].toObject().contains(key), key);
+    QVERIFY(j["unmatched_a"].toArray().isEmpty() && j["unmatched_b"].toArray().isEmpty());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);
+    QVERIFY(lines[0].startsWith("name,op,b_name,max_abs,max_rel"));
+
+    const Ran healthy = runCli({"compare", fixture("mlp", ".pt2"), "--inputs", fixture("mlp", ".inputs.safetensors")});
+    QCOMPARE(healthy.exitCode, 0);
+    QVERIFY2(healthy.out.contains("first divergence: none"), healthy.out.constData());
+
+    const Ran exports = runCli({"compare", fixture("compare_v1", ".pt2"), fixture("compare_v2", ".pt2"), "--json"});
+    QCOMPARE(exports.exitCode, 1);
+    const QJsonObject e = QJsonDocument::fromJson(exports.out).object();
+    QCOMPARE(e["first_divergence"].toObject()["name"].toString(), QStringLiteral("mul"));
+    QCOMPARE(e["unmatched_b"].toArray().size(), 1);
+
+    const Ran nan = runCli({"compare", fixture("nan_from_sqrt", ".pt2"), "--inputs", fixture("nan_from_sqrt", ".inputs.safetensors"), "--json"});
+    QCOMPARE(nan.exitCode, 1);
+    const QJsonObject bad = QJsonDocument::fromJson(nan.out).object()["first_nonfinite"].toObject();
+    QCOMPARE(bad["name"].toString(), QStringLiteral("sqrt"));
+    QCOMPARE(bad["slice"].toArray().size(), 3);
+
+    const Ran wrong = runCli({"compare", fixture("mlp", ".pt2"), "--against", "int8"});
+    QCOMPARE(wrong.exitCode, 2);
+    // cuda: compared where a GPU is, said and refused where none is
+    const QString problem = QString::fromStdString(atenBackend().deviceProblem("cuda"));
+    const Ran cuda = runCli({"compare", fixture("mlp", ".pt2"), "--against", "cuda", "--inputs", fixture("mlp", ".inputs.safetensors")});
+    if (problem.isEmpty()) {
+      QVERIFY2(cuda.exitCode == 0 || cuda.exitCode == 1, cuda.err.constData());
+    } else {
+      QCOMPARE(cuda.exitCode, 2);
+      QVERIFY2(QString::fromUtf8(cuda.err).contains(problem), cuda.err.constData());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(CompareTest)
+#include "CompareTest.moc"
