@@ -18,6 +18,7 @@ QString classColor(torchir::DiagnosisClass kind) {
     case torchir::DiagnosisClass::NanOrInf:
     case torchir::DiagnosisClass::DtypeDiffersFromExport:
     case torchir::DiagnosisClass::ShapeDiffersFromExport:
+    case torchir::DiagnosisClass::Divergence:
       return QStringLiteral("#b35900");
     default:
       return QStringLiteral("#b00020");
