@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "FailureExplainer.h"
+#include "program/WeightsFile.h"
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
 #include "NodeKernels.h"
@@ -278,7 +279,11 @@ class AtenSession final : public Session {
       if (s.kind == InputKind::UserInput) continue;
       auto it = m_p.weights.find(s.target);
       if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
-      out.push_back({s.value, placed(toAten(it->second)), s.kind == InputKind::Buffer});
+      at::Tensor t = toAten(it->second);
+      const DType exported = m_p.value(s.value).dtype;
+      if (m_options.castWeightsToExport && exported != DType::Unknown && it->second.dtype != exported)
+        t = t.to(static_cast<at::ScalarType>(exported));
+      out.push_back({s.value, placed(t), s.kind == InputKind::Buffer});
     }
     return out;
   }
@@ -445,6 +450,7 @@ class AtenSession final : public Session {
       d.message = firstLine(e.what_without_backtrace());
       d.arguments = k.argumentsSoFar(run.args);
       explainFailure(d);
+      if (d.kind == DiagnosisClass::DtypeMismatch) explainWeightsOfOtherDtype(n, d);
       return fail(std::move(d));
     } catch (const std::exception& e) {
       Diagnosis d = baseDiagnosis(n);
@@ -461,6 +467,25 @@ class AtenSession final : public Session {
       m_budget.release(id, m_values);
     }
     return checkStopConditions(n);
+  }
+
+  /// A dtype mismatch at an op that takes a weight the weights file gave another dtype: the cast
+  /// that fixes it.
+  void explainWeightsOfOtherDtype(const Node& n, Diagnosis& d) const {
+    if (m_options.castWeightsToExport) return;
+    const auto other = weightsOfOtherDtype(m_p);
+    std::string names;
+    const WeightOfOtherDtype* last = nullptr;
+    for (const NodeArgument& a : n.inputs)
+      for (ValueId v : a.values)
+        if (const InputSpec* spec = m_p.inputSpecFor(v))
+          for (const auto& w : other)
+            if (w.name == spec->target) names += (names.empty() ? "'" : ", '") + w.name + "'", last = &w;
+    if (!last) return;
+    d.explanation += " " + names + (names.find(',') == std::string::npos ? " is " : " are ") +
+                     std::string(dtypeName(last->given)) + " in the weights given, " +
+                     std::string(dtypeName(last->exported)) +
+                     " in the export: cast the weights to the export's dtypes (--cast-weights).";
   }
 
   StepOutcome checkStopConditions(const Node& n) {

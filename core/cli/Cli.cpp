@@ -13,10 +13,11 @@ const char* kUsage =
     "       torchir table FILE [--json]\n"
     "       torchir convert FILE.pt2 -o IR.json\n"
     "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
-    "                   [--executors LIB.so] [--threads N]\n"
+    "                   [--executors LIB.so] [--threads N] [--cast-weights]\n"
     "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json] [--verbose]\n"
     "       torchir compare A [B] [--against float64|float32|float16|bfloat16|cuda] [--weights F] [--weights-b F]\n"
     "                       [--inputs F | --random-inputs SEED] [--tolerance T] [--json] [--csv F] [--threads N]\n"
+    "                       [--cast-weights]\n"
     "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
     "                      [--weights-as-nodes (dot only)]\n";
 

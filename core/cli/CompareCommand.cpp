@@ -11,6 +11,7 @@
 #include "compare/PairedRun.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
+#include "program/WeightsFile.h"
 
 namespace torchir::cli {
 namespace {
@@ -134,7 +135,17 @@ int compareCommand(const Args& args) {
   }
   if (args.flag("--threads")) backend.setThreads(std::max(1, std::atoi(args.option("--threads").c_str())));
 
-  auto sa = backend.createSession(*s.a);
+  const bool cast = args.flag("--cast-weights");
+  for (const Program* p : {s.a, s.b}) {
+    const auto other = weightsOfOtherDtype(*p);
+    if (!other.empty() && (p == s.a || s.b != s.a))
+      std::cerr << "warning: " << p->source.path << ": " << describeWeightsOfOtherDtype(other)
+                << (cast ? "; cast to the export's dtypes\n" : "; --cast-weights casts them to the export's\n");
+  }
+  SessionOptions aOptions;
+  aOptions.castWeightsToExport = cast;
+  s.bOptions.castWeightsToExport = cast;
+  auto sa = backend.createSession(*s.a, aOptions);
   auto sb = backend.createSession(*s.b, s.bOptions);
   if (const Diagnosis d = setInputs(args, *s.a, *sa, *sb); !d.ok()) {
     std::cerr << "error: " << s.a->source.path << ": " << d.message << "\n";

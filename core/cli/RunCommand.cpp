@@ -7,6 +7,7 @@
 #include "program/InputsFile.h"
 #include "program/OneLine.h"
 #include "program/ProgramLoader.h"
+#include "program/WeightsFile.h"
 #include "program/Safetensors.h"
 
 namespace torchir::cli {
@@ -59,6 +60,12 @@ int runCommand(const Args& args) {
     for (const auto& m : missing) std::cerr << " " << m;
     std::cerr << " (supply them with --weights / --constants)\n";
   }
+  const bool cast = args.flag("--cast-weights");
+  const auto otherDtype = weightsOfOtherDtype(program);
+  if (!otherDtype.empty() && !json)
+    std::cerr << "warning: " << describeWeightsOfOtherDtype(otherDtype)
+              << (cast ? "; cast to the export's dtypes (--cast-weights)\n"
+                       : "; an op that mixes dtypes fails (--cast-weights casts them to the export's)\n");
   if (args.flag("--executors")) {
     try {
       atenBackend().loadExecutors(args.option("--executors"));
@@ -77,7 +84,9 @@ int runCommand(const Args& args) {
     }
     atenBackend().setThreads(std::stoi(threads));
   }
-  auto session = atenBackend().createSession(program);
+  SessionOptions sessionOptions;
+  sessionOptions.castWeightsToExport = cast;
+  auto session = atenBackend().createSession(program, sessionOptions);
   Diagnosis inputProblem;
   if (args.flag("--random-inputs")) {
     inputProblem = session->setRandomInputs(std::stoull(args.option("--random-inputs")));
@@ -148,6 +157,12 @@ int runCommand(const Args& args) {
     for (const auto& t : outputs) outs.push_back({{"dtype", std::string(dtypeName(t.dtype))}, {"shape", t.sizes}});
     out["outputs"] = outs;
     if (!outcome.diagnosis.ok()) out["diagnosis"] = diagnosisJson(outcome.diagnosis);
+    if (!otherDtype.empty()) {
+      out["weights_of_other_dtype"] = Json::array();
+      for (const auto& w : otherDtype)
+        out["weights_of_other_dtype"].push_back({{"name", w.name}, {"dtype", std::string(dtypeName(w.given))},
+                                                 {"export", std::string(dtypeName(w.exported))}, {"cast", cast}});
+    }
     if (args.flag("--trace")) out["trace"] = trace;
     std::cout << out.dump(2) << "\n";
   } else if (ok) {

@@ -27,6 +27,9 @@ struct SessionOptions {
   DType floatingAs = DType::Unknown;
   /// "cpu", or a device such as "cuda" that weights and inputs are moved to (ops follow them).
   std::string device = "cpu";
+  /// Weights whose data has another dtype than the export recorded (weightsOfOtherDtype) are cast
+  /// to the recorded one.
+  bool castWeightsToExport = false;
 };
 
 /// What drives a run between two nodes: the command line, the studio's engine thread, a

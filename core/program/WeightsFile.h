@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "Safetensors.h"
 
@@ -11,8 +12,19 @@ TensorMap readWeightsFile(const std::string& path);
 
 struct Program;
 /// Gives the program's parameters, buffers and constants the data found in `path`, by
-/// state_dict key; each must have the recorded shape and dtype. Keys not in the file stay as
-/// they were (missing data stays listed by Program::missingData).
+/// state_dict key; each must have the recorded shape (LoadError otherwise). One of another dtype
+/// is taken as it is (float16 weights for a float32 export are what a debugger is for): see
+/// weightsOfOtherDtype. Keys not in the file stay as they were (missing data stays listed by
+/// Program::missingData).
 void supplyWeights(Program& program, const std::string& path);
+
+/// A weight whose data has another dtype than the export recorded for it.
+struct WeightOfOtherDtype {
+  std::string name;  // state_dict key or constant name
+  DType given = DType::Unknown, exported = DType::Unknown;
+};
+std::vector<WeightOfOtherDtype> weightsOfOtherDtype(const Program& program);
+/// "2 weights have another dtype than the export: fc1.weight float16 (export float32), ...".
+std::string describeWeightsOfOtherDtype(const std::vector<WeightOfOtherDtype>& weights);
 
 }  // namespace torchir

@@ -15,6 +15,7 @@
 #include "RunComparison.h"
 #include "compare/PairedRun.h"
 #include "program/ProgramLoader.h"
+#include "program/WeightsFile.h"
 
 using namespace torchir;
 using namespace torchir::test;
@@ -183,6 +184,46 @@ class CompareTest : public QObject {
     QCOMPARE(QString::fromStdString(v2.node(run.matching().unmatchedB.front()).target), QStringLiteral("aten.abs.default"));
   }
 
+  // float16 weights for a float32 program: it opens (the weights listed), the run stops at the
+  // op that mixes dtypes with the cast as the fix, the cast run finishes, and comparing it with
+  // the exported weights' run shows what float16 weights cost.
+  void halfWeightsOpenFailWhereTheyMixThenCastAndCompare() {
+    const Program half = loadProgram(fixturePath("mlp", ".pt2"), {fixturePath("mlp", ".half_weights.safetensors"), ""});
+    const auto other = weightsOfOtherDtype(half);
+    QCOMPARE(other.size(), std::size_t{4});
+    QCOMPARE(other.front().given, DType::Float16);
+    QCOMPARE(other.front().exported, DType::Float32);
+    const auto inputs = inputsOf(fixturePath("mlp", ".inputs.safetensors"));
+
+    auto plain = atenBackend().createSession(half);
+    QVERIFY(plain->setInputs(inputs).ok());
+    const StepOutcome failed = plain->run();
+    QCOMPARE(failed.reason, StopReason::Failed);
+    QCOMPARE(failed.diagnosis.kind, DiagnosisClass::DtypeMismatch);
+    QCOMPARE(QString::fromStdString(failed.diagnosis.nodeName), QStringLiteral("linear"));
+    QVERIFY2(failed.diagnosis.explanation.find("'fc1.weight', 'fc1.bias' are float16") != std::string::npos &&
+                 failed.diagnosis.explanation.find("--cast-weights") != std::string::npos,
+             failed.diagnosis.explanation.c_str());
+
+    SessionOptions cast;
+    cast.castWeightsToExport = true;
+    auto a = atenBackend().createSession(half, cast);
+    const Program exported = loadProgram(fixturePath("mlp", ".pt2"));
+    auto b = atenBackend().createSession(exported);
+    QVERIFY(a->setInputs(inputs).ok());
+    QVERIFY(b->setInputs(inputs).ok());
+    PairedRun run(*a, *b, matchNodes(half, exported));
+    QCOMPARE(run.run().reason, StopReason::Finished);
+    QCOMPARE(run.nodes().size(), std::size_t{3});
+    for (const auto& c : run.nodes()) {
+      QVERIFY(c.metrics.maxRel > 0);     // float16 weights are not the exported ones
+      QVERIFY(c.metrics.maxRel < 1e-2);  // but close: float16's rounding
+    }
+    const auto eager = readSafetensors(fixturePath("mlp", ".outputs.safetensors"));
+    const double err = relativeError(a->outputs().at(0), eager.at("output_0"));
+    QVERIFY(err > 0 && err < 1e-2);
+  }
+
   void commandLineReportsAndExits() {
     QTemporaryDir dir;
     const QString csv = dir.filePath("nodes.csv");
@@ -219,6 +260,16 @@ class CompareTest : public QObject {
     const QJsonObject bad = QJsonDocument::fromJson(nan.out).object()["first_nonfinite"].toObject();
     QCOMPARE(bad["name"].toString(), QStringLiteral("sqrt"));
     QCOMPARE(bad["slice"].toArray().size(), 3);
+
+    const Ran half = runCli({"run", fixture("mlp", ".pt2"), "--weights", fixture("mlp", ".half_weights.safetensors")});
+    QCOMPARE(half.exitCode, 1);
+    QVERIFY2(half.err.contains("warning: 4 weights have another dtype than the export") &&
+                 half.err.contains("dtype mismatch"),
+             half.err.constData());
+    const Ran halfCast = runCli({"run", fixture("mlp", ".pt2"), "--weights", fixture("mlp", ".half_weights.safetensors"),
+                                 "--cast-weights", "--json"});
+    QCOMPARE(halfCast.exitCode, 0);
+    QVERIFY(QJsonDocument::fromJson(halfCast.out).object()["weights_of_other_dtype"].toArray()[0].toObject()["cast"].toBool());
 
     const Ran wrong = runCli({"compare", fixture("mlp", ".pt2"), "--against", "int8"});
     QCOMPARE(wrong.exitCode, 2);
