@@ -203,6 +203,18 @@ std::string declaredTypeOf(const c10::Argument& a) {
   return os.str();
 }
 
+void shadowFloatingDtypes(CallPlan& plan, DType to) {
+  for (std::size_t i = 0; i < plan.args.size(); ++i) {
+    ArgPlan& p = plan.args[i];
+    c10::TypePtr type = p.type;
+    if (type->kind() == c10::TypeKind::OptionalType) type = type->castRaw<c10::OptionalType>()->getElementType();
+    if (p.kind != ArgPlan::Constant || type->kind() != c10::TypeKind::ScalarTypeType || !p.constant.isInt()) continue;
+    if (!at::isFloatingType(static_cast<at::ScalarType>(p.constant.toInt()))) continue;
+    p.constant = static_cast<int64_t>(to);
+    if (i < plan.records.size()) plan.records[i].value = summarize(p.constant);
+  }
+}
+
 CallPlan planCall(const Program& program, const Node& node, const c10::FunctionSchema& schema) {
   CallPlan plan;
   static const FrameValues kNoFrame;

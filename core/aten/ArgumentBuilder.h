@@ -58,6 +58,11 @@ CallPlan planCall(const Program& program, const Node& node, const c10::FunctionS
 /// (as float, not rounded to half first), so a cast made for them would change results.
 void markWrappedNumbers(CallPlan& plan, const c10::FunctionSchema& schema);
 
+/// For a shadow run at another floating dtype (SessionOptions::floatingAs): floating dtypes the
+/// call names (`_to_copy(dtype=float32)`, `_assert_tensor_metadata(dtype=float32)`) become `to`, so
+/// the shadow stays at its dtype where the program casts.
+void shadowFloatingDtypes(CallPlan& plan, DType to);
+
 /// Whether the argument's value is the plan's (shown from the plan), not the run's.
 inline bool isPlanConstant(const ArgPlan& p) { return p.kind == ArgPlan::Constant || p.kind == ArgPlan::WrappedNumber; }
 

@@ -21,7 +21,8 @@ namespace {
 
 /// A child session on a higher-order op's subgraph (defined after AtenSession); `cancelled` is
 /// the parent's: a cancel reaches every level.
-std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, std::function<bool()> cancelled);
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, const SessionOptions& options,
+                                                   std::function<bool()> cancelled);
 
 /// A subgraph's run was cancelled: the higher-order node stops unfinished, as the run does.
 struct RunCancelled {};
@@ -47,9 +48,9 @@ class AtenSession final : public Session {
         m_outerCancelled(std::move(outerCancelled)) {
     m_kernels.reserve(p.nodes.size());
     const MakeSubgraphRunner child = [this](const Subgraph& g) {
-      return makeSubgraphRunner(g, [this] { return cancelRequested(); });
+      return makeSubgraphRunner(g, m_options, [this] { return cancelRequested(); });
     };
-    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child));
+    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, options.floatingAs));
     for (const auto& s : p.inputs)
       if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
     reset();
@@ -204,6 +205,12 @@ class AtenSession final : public Session {
     const auto& v = m_values.at(static_cast<std::size_t>(value));
     if (!v.isTensor()) return std::nullopt;
     return fromAten(v.toTensor());
+  }
+
+  std::optional<TensorData> tensorView(ValueId value) const override {
+    const auto& v = m_values.at(static_cast<std::size_t>(value));
+    if (!v.isTensor()) return std::nullopt;
+    return viewOfAten(v.toTensor());
   }
 
   std::vector<std::optional<TensorData>> rerunNode(NodeId id, const std::vector<std::optional<TensorData>>& inputs) override {
@@ -549,8 +556,8 @@ class AtenSession final : public Session {
 /// A subgraph runs as a session of its own: same kernels, its own frame.
 class SubgraphSession final : public SubgraphRunner {
  public:
-  SubgraphSession(const Subgraph& g, std::function<bool()> cancelled)
-      : m_name(g.name), m_session(*g.graph, SessionOptions{}, std::move(cancelled)) {}
+  SubgraphSession(const Subgraph& g, const SessionOptions& options, std::function<bool()> cancelled)
+      : m_name(g.name), m_session(*g.graph, options, std::move(cancelled)) {}
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
     return m_session.runGraph(operands, m_name);
   }
@@ -561,8 +568,9 @@ class SubgraphSession final : public SubgraphRunner {
   AtenSession m_session;
 };
 
-std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, std::function<bool()> cancelled) {
-  return std::make_unique<SubgraphSession>(g, std::move(cancelled));
+std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, const SessionOptions& options,
+                                                   std::function<bool()> cancelled) {
+  return std::make_unique<SubgraphSession>(g, options, std::move(cancelled));
 }
 
 }  // namespace

@@ -200,7 +200,8 @@ std::unique_ptr<NodeKernel> irGetItemKernel(const Program& p, const Node& n) {
 
 }  // namespace
 
-std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make) {
+std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,
+                                              DType floatingAs) {
   const bool ir = p.source.format == "ir-json";
   if (isGetItem(n) && ir) return irGetItemKernel(p, n);
   if (n.opcode != Opcode::CallFunction || isGetItem(n)) return std::make_unique<NoWorkKernel>();
@@ -225,6 +226,7 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   }
   try {
     CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
+    if (floatingAs != DType::Unknown) shadowFloatingDtypes(plan, floatingAs);
     return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir);
   } catch (const std::exception& e) {
     return std::make_unique<UnsupportedKernel>(

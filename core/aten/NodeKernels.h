@@ -53,6 +53,8 @@ class NodeKernel {
 };
 
 /// The kernel of node `n`: a higher-order op's subgraphs become child sessions through `make`.
-std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make);
+/// `floatingAs`: a shadow run's floating dtype (shadowFloatingDtypes), Unknown for a plain run.
+std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,
+                                              DType floatingAs = DType::Unknown);
 
 }  // namespace torchir

@@ -46,4 +46,18 @@ TensorData fromAten(const at::Tensor& tensor) {
   return t;
 }
 
+TensorData viewOfAten(const at::Tensor& tensor) {
+  if (!tensor.defined() || !tensor.device().is_cpu() || !tensor.is_contiguous() || tensor.is_conj() || tensor.is_neg())
+    return fromAten(tensor);
+  auto kept = std::make_shared<at::Tensor>(tensor.detach());
+  TensorData t;
+  t.dtype = static_cast<DType>(kept->scalar_type());
+  t.sizes = kept->sizes().vec();
+  t.strides = TensorData::contiguousStrides(t.sizes);
+  const std::size_t n = static_cast<std::size_t>(kept->numel()) * kept->element_size();
+  const auto* data = n ? static_cast<const std::byte*>(kept->const_data_ptr()) : nullptr;
+  t.storage = std::make_shared<Storage>(Storage{data, n, kept, "computed"});
+  return t;
+}
+
 }  // namespace torchir

@@ -11,5 +11,8 @@ namespace torchir {
 at::Tensor toAten(const TensorData& t);
 /// An owning copy of a CPU tensor's elements, contiguous.
 TensorData fromAten(const at::Tensor& t);
+/// The same bytes without a copy where they allow (a CPU tensor in row-major order), kept alive by
+/// the TensorData; else fromAten's copy. For reading at once: the run may write the tensor later.
+TensorData viewOfAten(const at::Tensor& t);
 
 }  // namespace torchir

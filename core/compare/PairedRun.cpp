@@ -146,7 +146,7 @@ bool PairedRun::inputsFinite(const Node& na) {
   for (ValueId v : namedValues(na)) {
     int8_t& finite = m_valueFinite[static_cast<std::size_t>(v)];
     if (finite < 0) {
-      const auto t = m_a.tensor(v);
+      const auto t = m_a.tensorView(v);
       finite = !t || countNonfinite(*t) == 0;
     }
     if (!finite) return false;
@@ -187,8 +187,8 @@ void PairedRun::compareNode(NodeId ia) {
   int64_t nonfiniteA = 0, nonfiniteB = 0, apart = 0;
   bool released = false;
   for (std::size_t i = 0; i < na.outputs.size() && i < nb.outputs.size(); ++i) {
-    auto ta = m_a.tensor(na.outputs[i]);
-    auto tb = m_b.tensor(nb.outputs[i]);
+    auto ta = m_a.tensorView(na.outputs[i]);
+    auto tb = m_b.tensorView(nb.outputs[i]);
     if (!ta || !tb) {
       released = released || m_a.released(na.outputs[i]) || m_b.released(nb.outputs[i]);
       continue;
@@ -234,7 +234,7 @@ std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output,
   }
   std::vector<std::optional<TensorData>> inputs;
   inputs.reserve(fromA.size());
-  for (ValueId v : fromA) inputs.push_back(m_a.tensor(v));  // a non-tensor keeps the reference's
+  for (ValueId v : fromA) inputs.push_back(m_a.tensorView(v));  // a non-tensor keeps the reference's
   try {
     const auto outs = m_b.rerunNode(ib, inputs);
     const auto& out = outs.at(static_cast<std::size_t>(output));

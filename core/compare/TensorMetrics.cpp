@@ -9,22 +9,37 @@
 namespace torchir {
 namespace {
 
-using ReadElement = double (*)(const std::byte*);
+/// Element readers, each a type of its own so that the loop over a pair of them is compiled for it.
+template <class T>
+struct Plain {
+  static double at(const std::byte* p, int64_t i) { return static_cast<double>(loadUnaligned<T>(p + i * sizeof(T))); }
+};
+struct Half {
+  static double at(const std::byte* p, int64_t i) { return halfToFloat(loadUnaligned<uint16_t>(p + i * 2)); }
+};
+struct BFloat {
+  static double at(const std::byte* p, int64_t i) { return bfloat16ToFloat(loadUnaligned<uint16_t>(p + i * 2)); }
+};
+struct Boolean {
+  static double at(const std::byte* p, int64_t i) { return loadUnaligned<uint8_t>(p + i) ? 1.0 : 0.0; }
+};
 
-ReadElement readerFor(DType d) {
+/// Calls `f(Reader{})` with the reader of dtype `d`; false for a dtype without one.
+template <class F>
+bool withReader(DType d, F&& f) {
   switch (d) {
-    case DType::Float32: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<float>(p)); };
-    case DType::Float64: return [](const std::byte* p) { return loadUnaligned<double>(p); };
-    case DType::Float16: return [](const std::byte* p) { return static_cast<double>(halfToFloat(loadUnaligned<uint16_t>(p))); };
-    case DType::BFloat16: return [](const std::byte* p) { return static_cast<double>(bfloat16ToFloat(loadUnaligned<uint16_t>(p))); };
-    case DType::Int64: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<int64_t>(p)); };
-    case DType::Int32: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<int32_t>(p)); };
-    case DType::Int16: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<int16_t>(p)); };
-    case DType::Int8: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<int8_t>(p)); };
-    case DType::UInt8: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<uint8_t>(p)); };
-    case DType::UInt16: return [](const std::byte* p) { return static_cast<double>(loadUnaligned<uint16_t>(p)); };
-    case DType::Bool: return [](const std::byte* p) { return loadUnaligned<uint8_t>(p) ? 1.0 : 0.0; };
-    default: return nullptr;
+    case DType::Float32: return f(Plain<float>{}), true;
+    case DType::Float64: return f(Plain<double>{}), true;
+    case DType::Float16: return f(Half{}), true;
+    case DType::BFloat16: return f(BFloat{}), true;
+    case DType::Int64: return f(Plain<int64_t>{}), true;
+    case DType::Int32: return f(Plain<int32_t>{}), true;
+    case DType::Int16: return f(Plain<int16_t>{}), true;
+    case DType::Int8: return f(Plain<int8_t>{}), true;
+    case DType::UInt8: return f(Plain<uint8_t>{}), true;
+    case DType::UInt16: return f(Plain<uint16_t>{}), true;
+    case DType::Bool: return f(Boolean{}), true;
+    default: return false;
   }
 }
 
@@ -32,20 +47,46 @@ ReadElement readerFor(DType d) {
 struct Elements {
   const std::byte* data = nullptr;
   std::vector<std::byte> copy;
-  std::size_t itemSize = 0;
-  ReadElement read = nullptr;
 
-  explicit Elements(const TensorData& t) : itemSize(dtypeItemSize(t.dtype)), read(readerFor(t.dtype)) {
-    if (!read || !t.hasData() || t.numel() == 0) return;
+  explicit Elements(const TensorData& t) {
+    if (!t.hasData() || t.numel() == 0) return;
     if (t.isContiguous()) {
-      data = t.storage->data + t.storageOffset * static_cast<int64_t>(itemSize);
+      data = t.storage->data + t.storageOffset * static_cast<int64_t>(dtypeItemSize(t.dtype));
     } else {
       copy = t.contiguousBytes();
       data = copy.data();
     }
   }
-  double operator[](int64_t i) const { return read(data + static_cast<std::size_t>(i) * itemSize); }
 };
+
+/// What the comparison sums, over the elements finite on both sides.
+struct Sums {
+  double sumAbs = 0, dot = 0, normA = 0, normB = 0, noise = 0, maxB = 0;
+};
+
+template <class RA, class RB>
+void accumulate(const std::byte* x, const std::byte* y, int64_t n, TensorMetrics& m, Sums& s) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = RA::at(x, i), v = RB::at(y, i);
+    const bool fu = std::isfinite(u), fv = std::isfinite(v);
+    if (!fu || !fv) {
+      m.nonfiniteA += !fu;
+      m.nonfiniteB += !fv;
+      const bool same = (std::isnan(u) && std::isnan(v)) || u == v;  // inf == inf of one sign
+      m.nonfiniteApart += !same;
+      continue;
+    }
+    const double d = std::abs(u - v);
+    m.maxAbs = std::max(m.maxAbs, d);
+    s.maxB = std::max(s.maxB, std::abs(v));
+    s.sumAbs += d;
+    s.dot += u * v;
+    s.normA += u * u;
+    s.normB += v * v;
+    s.noise += d * d;
+    ++m.compared;
+  }
+}
 
 std::string shapeText(const std::vector<int64_t>& sizes) {
   std::string s = "[";
@@ -58,9 +99,11 @@ std::string shapeText(const std::vector<int64_t>& sizes) {
 int64_t countNonfinite(const TensorData& t) {
   if (!isFloating(t.dtype)) return 0;
   const Elements e(t);
-  if (!e.read || (!e.data && t.numel() > 0)) return 0;
+  if (!e.data) return 0;
   int64_t n = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) n += !std::isfinite(e[i]);
+  withReader(t.dtype, [&](auto r) {
+    for (int64_t i = 0; i < t.numel(); ++i) n += !std::isfinite(decltype(r)::at(e.data, i));
+  });
   return n;
 }
 
@@ -70,42 +113,25 @@ TensorMetrics compareTensors(const TensorData& a, const TensorData& b) {
     m.problem = "shapes differ: " + shapeText(a.sizes) + " and " + shapeText(b.sizes);
     return m;
   }
-  const Elements x(a), y(b);
-  if (!x.read || !y.read) {
-    m.problem = "cannot compare " + std::string(dtypeName(a.dtype)) + " with " + std::string(dtypeName(b.dtype));
-    return m;
-  }
   const int64_t n = a.numel();
+  const Elements x(a), y(b);
   if (n > 0 && (!x.data || !y.data)) {
     m.problem = "a side has no data";
     return m;
   }
-  double sumAbs = 0, dot = 0, normA = 0, normB = 0, noise = 0, maxB = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double u = x[i], v = y[i];
-    const bool fu = std::isfinite(u), fv = std::isfinite(v);
-    m.nonfiniteA += !fu;
-    m.nonfiniteB += !fv;
-    if (!fu || !fv) {
-      const bool same = (std::isnan(u) && std::isnan(v)) || u == v;  // inf == inf of one sign
-      m.nonfiniteApart += !same;
-      continue;
-    }
-    const double d = std::abs(u - v);
-    m.maxAbs = std::max(m.maxAbs, d);
-    maxB = std::max(maxB, std::abs(v));
-    sumAbs += d;
-    dot += u * v;
-    normA += u * u;
-    normB += v * v;
-    noise += d * d;
-    ++m.compared;
+  if (!withReader(a.dtype, [](auto) {}) || !withReader(b.dtype, [](auto) {})) {
+    m.problem = "cannot compare " + std::string(dtypeName(a.dtype)) + " with " + std::string(dtypeName(b.dtype));
+    return m;
   }
+  Sums s;
+  withReader(a.dtype, [&](auto ra) {
+    withReader(b.dtype, [&](auto rb) { accumulate<decltype(ra), decltype(rb)>(x.data, y.data, n, m, s); });
+  });
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  m.maxRel = maxB > 0 ? m.maxAbs / maxB : m.maxAbs > 0 ? kInf : 0;
-  m.meanAbs = m.compared ? sumAbs / static_cast<double>(m.compared) : 0;
-  m.cosine = normA == 0 && normB == 0 ? 1 : normA == 0 || normB == 0 ? 0 : dot / std::sqrt(normA * normB);
-  m.sqnrDb = noise == 0 ? kInf : normB == 0 ? -kInf : 10 * std::log10(normB / noise);
+  m.maxRel = s.maxB > 0 ? m.maxAbs / s.maxB : m.maxAbs > 0 ? kInf : 0;
+  m.meanAbs = m.compared ? s.sumAbs / static_cast<double>(m.compared) : 0;
+  m.cosine = s.normA == 0 && s.normB == 0 ? 1 : s.normA == 0 || s.normB == 0 ? 0 : s.dot / std::sqrt(s.normA * s.normB);
+  m.sqnrDb = s.noise == 0 ? kInf : s.normB == 0 ? -kInf : 10 * std::log10(s.normB / s.noise);
   return m;
 }
 

@@ -87,6 +87,9 @@ class Session {
   virtual const NodeRecord* record(NodeId node) const = 0;
   /// A copy of a value computed in this run, if it is a tensor that is still held.
   virtual std::optional<TensorData> tensor(ValueId value) const = 0;
+  /// The same value's bytes without a copy where they allow, kept alive by the view: for reading
+  /// at once (a later node may write the tensor in place), as a comparison does.
+  virtual std::optional<TensorData> tensorView(ValueId value) const = 0;
   /// User outputs in order, once finished.
   virtual std::vector<TensorData> outputs() const = 0;
 

@@ -1,0 +1,84 @@
+// A comparison's time against the two runs it pairs, in one process: the program alone, its
+// float64 shadow alone, then the two in lockstep (compare/PairedRun), REPEATS times each in turns
+// after a warm-up, on the sample inputs (or random ones of seed 0). Prints one line per turn:
+// "A_SECONDS B_SECONDS PAIRED_SECONDS", then the medians and PAIRED / (A + B).
+// usage: compare_program FILE [REPEATS] [THREADS]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "aten/AtenBackend.h"
+#include "compare/PairedRun.h"
+#include "program/LoadError.h"
+#include "program/ProgramLoader.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs[xs.size() / 2];
+}
+
+void setInputs(const torchir::Program& p, torchir::Session& s) {
+  const auto d = p.sampleInputs.empty() ? s.setRandomInputs(0) : s.setInputs(p.sampleInputs);
+  if (!d.ok()) {
+    std::fprintf(stderr, "error: %s\n", d.message.c_str());
+    std::exit(1);
+  }
+}
+
+double timed(torchir::Session& s) {
+  s.reset();
+  const auto t0 = Clock::now();
+  const auto o = s.run();
+  if (o.reason != torchir::StopReason::Finished) {
+    std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
+    std::exit(1);
+  }
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: compare_program FILE [REPEATS] [THREADS]\n");
+    return 2;
+  }
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  try {
+    const auto program = torchir::loadProgram(argv[1]);
+    const auto& backend = torchir::atenBackend();
+    backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
+    auto a = backend.createSession(program);
+    auto b = backend.createSession(program, torchir::SessionOptions{torchir::DType::Float64, "cpu"});
+    setInputs(program, *a);
+    setInputs(program, *b);
+    std::vector<double> ta, tb, tp;
+    std::size_t compared = 0;
+    for (int i = 0; i <= repeats; ++i) {
+      const double x = timed(*a), y = timed(*b);
+      a->reset();
+      b->reset();
+      torchir::PairedRun paired(*a, *b, torchir::identityMatching(program));
+      const auto t0 = Clock::now();
+      if (paired.run().reason != torchir::StopReason::Finished) return 1;
+      const double z = std::chrono::duration<double>(Clock::now() - t0).count();
+      compared = paired.nodes().size();
+      if (i == 0) continue;  // warm-up
+      ta.push_back(x), tb.push_back(y), tp.push_back(z);
+      std::printf("%.4f %.4f %.4f\n", x, y, z);
+    }
+    const double ma = median(ta), mb = median(tb), mp = median(tp);
+    std::printf("median: program %.4f s, float64 shadow %.4f s, paired %.4f s (%zu nodes compared); paired / (sum) %.3f\n",
+                ma, mb, mp, compared, mp / (ma + mb));
+  } catch (const torchir::LoadError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
