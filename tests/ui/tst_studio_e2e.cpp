@@ -1,7 +1,9 @@
 // The studio end to end in a real window (ctest runs it under Xvfb): keys go through the window's
 // shortcuts, the engine runs on its own thread, and the panels are read as a user would read them.
 #include <QAbstractItemModel>
+#include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QSettings>
@@ -12,7 +14,10 @@
 #include <QtTest>
 
 #include "Fixtures.h"
+#include "graph/ComparisonLegend.h"
 #include "graph/GraphPanel.h"
+#include "graph/GraphScene.h"
+#include "layout/ViewGraph.h"
 #include "panels/FxTableModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
@@ -113,6 +118,100 @@ class TestStudioEndToEnd : public QObject {
     const auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));
     QVERIFY2(title && title->text().contains(QStringLiteral("linear")), title ? qPrintable(title->text()) : "no title");
     saveScreenshot(window, QStringLiteral("mixed_precision_failure.png"));
+  }
+
+  // Compare › With float64 on a program whose answer is known: (x + 1e4) - 1e4 loses x's digits
+  // at the sub. The table grows metric columns, the sub's row is tinted and selected, and sorting
+  // by max rel puts the diverging nodes first.
+  void comparisonWithFloat64FindsTheCancellation() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy firstView(&window, &MainWindow::firstViewShown);
+    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
+                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(firstView.count(), 1, kTimeoutMs);
+
+    auto* compare = window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"));
+    QVERIFY(compare && compare->isEnabled());
+    QSignalSpy compared(window.session(), &torchir::ui::SessionController::comparisonChanged);
+    compare->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() != nullptr, kTimeoutMs);
+    QCOMPARE(window.session()->state(), RunState::Finished);
+
+    auto* view = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const auto* fx = view->model();
+    const int maxRel = columnNamed(fx, QStringLiteral("max rel"));
+    const int own = columnNamed(fx, QStringLiteral("own rel"));
+    QVERIFY(maxRel >= 0 && own >= 0);
+    QVERIFY2(!view->isColumnHidden(maxRel), "the metric columns show with a comparison");
+    const torchir::Program& program = window.program()->program;
+    const torchir::NodeId sub = *program.findNode("sub");
+    const torchir::NodeId add = *program.findNode("add");
+    QVERIFY(fx->index(sub, maxRel).data().toString().toDouble() > 1e-2);
+    QVERIFY(fx->index(add, maxRel).data().toString().toDouble() < 1e-6);
+    QVERIFY(fx->index(sub, maxRel).data(Qt::BackgroundRole).isValid());   // diverges: tinted
+    QVERIFY(!fx->index(add, maxRel).data(Qt::BackgroundRole).isValid());  // agrees: plain
+    QVERIFY(fx->index(sub, maxRel).data(Qt::ToolTipRole).toString().contains(QStringLiteral("starts here")));
+    QCOMPARE(window.selectedNode(), sub);
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("actionSaveComparison"))->isEnabled());
+
+    // The graph: coloured by max rel (the sub diverges, the add agrees), with its legend; by own
+    // error the sub is clean (the add's rounding, not the sub, lost the digits).
+    auto* scene = window.graphPanel()->scene();
+    auto* legend = window.findChild<torchir::ui::ComparisonLegend*>(QStringLiteral("comparisonLegend"));
+    QVERIFY(legend && legend->isVisible());
+    QCOMPARE(scene->shownTint(sub), torchir::ui::severityColor(3));
+    QCOMPARE(scene->shownTint(add), torchir::ui::severityColor(0));
+    auto* metric = legend->findChild<QComboBox*>(QStringLiteral("comparisonMetric"));
+    metric->setCurrentIndex(metric->findText(QStringLiteral("own rel")));
+    QCOMPARE(scene->shownTint(sub), torchir::ui::severityColor(0));
+    metric->setCurrentIndex(metric->findText(QStringLiteral("max rel")));
+
+    view->sortByColumn(maxRel, Qt::DescendingOrder);
+    const QStringList worst{fx->index(0, columnNamed(fx, QStringLiteral("name"))).data().toString(),
+                            fx->index(1, columnNamed(fx, QStringLiteral("name"))).data().toString()};
+    QVERIFY2(worst.contains(QStringLiteral("sub")) && worst.contains(QStringLiteral("mul_1")), qPrintable(worst.join(", ")));
+    saveScreenshot(window, QStringLiteral("compare_float64.png"));
+    view->sortByColumn(-1, Qt::AscendingOrder);
+
+    // A reset starts the run anew: the comparison no longer describes it.
+    window.session()->reset();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(!window.session()->comparison());
+    QVERIFY(view->isColumnHidden(maxRel));
+  }
+
+  // A collapsed module takes the colour of its worst child: resnet18 against its float16 shadow.
+  void collapsedModuleTakesItsWorstChildsColour() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.openFile(torchir::test::fixturePath("resnet18", ".pt2"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.hasFirstView(), kTimeoutMs);
+    window.session()->compareWith({torchir::ui::CompareRequest::Dtype, torchir::DType::Float16, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() != nullptr, kTimeoutMs);
+    const auto comparison = window.session()->comparison();
+    const torchir::Program& program = window.program()->program;
+    int layer1 = -1;
+    for (std::size_t m = 0; m < program.modules.size(); ++m)
+      if (program.modules[m].path == "layer1") layer1 = static_cast<int>(m);
+    QVERIFY(layer1 > 0);
+    int worst = -1;
+    const auto* graph = window.graphPanel()->viewGraph();
+    for (const auto& c : comparison->nodes) {
+      bool inside = false;
+      for (int level = graph->drawnIn(c.a); level > 0 && !inside; level = graph->parent(level)) inside = level == layer1;
+      if (inside) worst = std::max(worst, torchir::ui::comparisonSeverity(c, torchir::ui::ComparisonMetric::MaxRel));
+    }
+    QVERIFY(worst >= 1);  // float16 is far from float32 somewhere in the block
+    QSignalSpy laidOut(window.graphPanel(), &torchir::ui::GraphPanel::layoutFinished);
+    window.graphPanel()->setModuleExpanded(layer1, false);
+    QTRY_VERIFY_WITH_TIMEOUT(laidOut.count() >= 1 && !window.graphPanel()->isLayingOut(), kTimeoutMs);
+    QCOMPARE(window.graphPanel()->scene()->shownModuleTint(layer1), torchir::ui::severityColor(worst));
+    saveScreenshot(window, QStringLiteral("compare_float16_resnet18.png"));
   }
 
   void resnet18StepsThreeNodes() {

@@ -60,6 +60,12 @@ QRectF BoxItem::boundingRect() const {
   return m_rect.adjusted(-std::max(m, kBreakpointRadius + 1), -m, m, m);
 }
 
+void BoxItem::setTint(const QColor& tint) {
+  if (tint == m_tint) return;
+  m_tint = tint;
+  update();
+}
+
 void BoxItem::setStatus(NodeStatus s) {
   if (s == m_status) return;
   m_status = s;
@@ -80,7 +86,8 @@ void BoxItem::setSelectedNode(bool on) {
 
 void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const Detail detail = detailFor(scaleOf(option, painter));
-  const BoxLook look = lookOf(m_kind, m_status);
+  BoxLook look = lookOf(m_kind, m_status);
+  if (m_tint.isValid()) look.fill = m_tint;
 
   if (m_kind == layout::BoxKind::Port) {
     if (detail == Detail::Far) return;  // a few points wide: invisible when far anyway
@@ -92,7 +99,9 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
 
   if (detail == Detail::Far) {
     // Not-run boxes take their border colour so the structure stays visible from afar.
-    painter->fillRect(m_rect, m_status == NodeStatus::NotRun ? look.stroke.lighter(150) : look.fill.darker(115));
+    painter->fillRect(m_rect, m_tint.isValid()                ? m_tint.darker(110)
+                              : m_status == NodeStatus::NotRun ? look.stroke.lighter(150)
+                                                               : look.fill.darker(115));
     if (m_selected) painter->fillRect(m_rect, QColor(0x1a, 0x73, 0xe8));
     if (m_breakpoint) painter->fillRect(QRectF(m_rect.x(), m_rect.y(), m_rect.width() / 4, m_rect.height()), Qt::red);
     return;

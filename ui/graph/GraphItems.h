@@ -3,6 +3,7 @@
 // scene of 20k boxes stays smooth when zoomed out. None of them handles mouse events: clicks are
 // the view's, so a drag that starts on a box still pans.
 #include <QGraphicsItem>
+#include <QColor>
 #include <QGraphicsPathItem>
 #include <QPolygonF>
 #include <QString>
@@ -38,6 +39,9 @@ class BoxItem : public QGraphicsItem {
   void setStatus(NodeStatus s);
   void setBreakpoint(bool on);
   void setSelectedNode(bool on);
+  /// A comparison's colour for the box (an invalid colour: none), drawn over the run's status.
+  void setTint(const QColor& tint);
+  const QColor& tint() const { return m_tint; }
 
  private:
   QRectF m_rect;
@@ -46,6 +50,7 @@ class BoxItem : public QGraphicsItem {
   int m_node, m_module, m_index;
   NodeStatus m_status = NodeStatus::NotRun;
   bool m_breakpoint = false, m_selected = false;
+  QColor m_tint;
 };
 
 /// One dataflow edge: the layout's Bézier path and an arrowhead onto the consumer.

@@ -46,6 +46,9 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent) {
   m_busyLabel->setMargin(4);
   m_busyLabel->setAttribute(Qt::WA_TransparentForMouseEvents);
   m_busyLabel->hide();
+  m_legend = new ComparisonLegend(this);
+  m_legend->hide();
+  connect(m_legend, &ComparisonLegend::metricChanged, this, [this] { tintNodes(); });
 
   connect(m_view, &GraphView::clicked, this, &GraphPanel::onClicked);
   connect(m_view, &GraphView::doubleClicked, this, &GraphPanel::onDoubleClicked);
@@ -102,6 +105,9 @@ void GraphPanel::clear() {
   m_marks = {};  // node ids of the program that goes
   m_scene->setMarks(m_marks);
   m_scene->setModuleStatus({});
+  m_comparison.reset();
+  m_legend->hide();
+  m_scene->setTints({}, {});
   m_scene->setSelectedNode(kNone);
   m_scene->clearLayout();
   setBusy(false);
@@ -127,6 +133,7 @@ void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Lay
     if (generation != m_generation) return;  // a newer layout is coming
     m_shownFold = m_fold;  // the latest request is the one shown: older ones were dropped above
     markHiddenNodes();
+    tintNodes();
     setBusy(false);
     apply(m_after);
     m_after = {};
@@ -170,6 +177,45 @@ void GraphPanel::setBusy(bool busy) {
 void GraphPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (m_busyLabel->isVisible()) m_busyLabel->move(width() - m_busyLabel->width() - 12, 8);
+  placeLegend();
+}
+
+void GraphPanel::placeLegend() {
+  m_legend->adjustSize();
+  m_legend->move(8, height() - m_legend->height() - 8);
+}
+
+void GraphPanel::setComparison(ComparisonPtr comparison) {
+  m_comparison = std::move(comparison);
+  m_legend->setVisible(m_comparison != nullptr);
+  if (m_comparison) {
+    m_legend->setReference(m_comparison->reference);
+    placeLegend();
+    m_legend->raise();
+  }
+  tintNodes();
+}
+
+void GraphPanel::tintNodes() {
+  std::vector<QColor> byNode;
+  std::map<int, QColor> byModule;
+  if (m_comparison && m_graph) {
+    const auto& program = m_graph->program->program;
+    byNode.resize(program.nodes.size());
+    std::map<int, int> worst;  // collapsed module level -> the worst severity inside
+    for (const auto& c : m_comparison->nodes) {
+      const int severity = comparisonSeverity(c, m_legend->metric());
+      if (severity < 0 || static_cast<std::size_t>(c.a) >= byNode.size()) continue;
+      const NodeId box = boxNode(c.a);
+      if (box >= 0 && static_cast<std::size_t>(box) < byNode.size()) byNode[static_cast<std::size_t>(box)] = severityColor(severity);
+      if (const int level = collapsedContainer(box); level > 0) {
+        auto [it, fresh] = worst.emplace(level, severity);
+        if (!fresh) it->second = std::max(it->second, severity);
+      }
+    }
+    for (const auto& [level, severity] : worst) byModule.emplace(level, severityColor(severity));
+  }
+  m_scene->setTints(std::move(byNode), std::move(byModule));
 }
 
 void GraphPanel::setMarks(const ExecutionMarks& marks) {

@@ -8,6 +8,8 @@
 
 #include "layout/FoldState.h"
 #include "layout/LayoutTypes.h"
+#include "graph/ComparisonLegend.h"
+#include "session/ComparisonResult.h"
 #include "session/ExecutionMarks.h"
 #include "session/LoadedProgram.h"
 
@@ -36,6 +38,10 @@ class GraphPanel : public QWidget {
   /// Drops the program, its layout, marks and selection (as setProgram does first).
   void clear();
   void setMarks(const ExecutionMarks& marks);
+  /// Colours each compared node by the legend's metric (null: none, the legend hidden); a
+  /// collapsed module takes its worst child's colour.
+  void setComparison(ComparisonPtr comparison);
+  ComparisonLegend* legend() const { return m_legend; }
   /// Marks the node selected; expands its collapsed ancestors (re-layout) and centres it.
   void selectNode(torchir::NodeId node);
   torchir::NodeId selectedNode() const { return m_selected; }
@@ -82,6 +88,9 @@ class GraphPanel : public QWidget {
   void onDoubleClicked(const QPointF& scenePos);
   /// Collapsed module boxes that hide the current or failed node take its colour.
   void markHiddenNodes();
+  /// The comparison's colours, hidden nodes' on their collapsed modules (the worst one's).
+  void tintNodes();
+  void placeLegend();
   /// The collapsed module box that draws `node` under the shown fold, or -1 when it is visible.
   int collapsedContainer(NodeId node) const;
   /// The node whose box stands for `node`: getitems are drawn as their producer.
@@ -100,6 +109,8 @@ class GraphPanel : public QWidget {
   bool m_layingOut = false;
   QElapsedTimer m_clock;
   NodeId m_selected = kNone;
+  ComparisonPtr m_comparison;
+  ComparisonLegend* m_legend = nullptr;
 };
 
 }  // namespace torchir::ui

@@ -85,6 +85,8 @@ bool GraphScene::addItems(qint64 deadlineNs) {
     if (l.boxes[i].kind == layout::BoxKind::Module) {
       const auto it = m_moduleStatus.find(l.boxes[i].module);
       if (it != m_moduleStatus.end()) item->setStatus(it->second);
+      const auto tint = m_moduleTints.find(l.boxes[i].module);
+      if (tint != m_moduleTints.end()) item->setTint(tint->second);
     }
     if (l.boxes[i].kind == layout::BoxKind::Op && l.boxes[i].node >= 0) {
       const auto n = static_cast<std::size_t>(l.boxes[i].node);
@@ -98,6 +100,8 @@ bool GraphScene::addItems(qint64 deadlineNs) {
 
 void GraphScene::applyMarks(BoxItem* item) const {
   item->setStatus(m_marks.status(item->node()));
+  const auto n = static_cast<std::size_t>(item->node());
+  item->setTint(n < m_tints.size() ? m_tints[n] : QColor());
   item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
   item->setSelectedNode(item->node() == m_selected);
 }
@@ -127,6 +131,31 @@ void GraphScene::setModuleStatus(std::map<int, NodeStatus> byLevel) {
     const auto it = m_moduleStatus.find(b->module());
     b->setStatus(it == m_moduleStatus.end() ? NodeStatus::NotRun : it->second);
   }
+}
+
+void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule) {
+  m_tints = std::move(byNode);
+  m_moduleTints = std::move(byModule);
+  for (BoxItem* b : m_boxes) {
+    if (b->kind() == layout::BoxKind::Module) {
+      const auto it = m_moduleTints.find(b->module());
+      b->setTint(it == m_moduleTints.end() ? QColor() : it->second);
+    } else if (b->kind() == layout::BoxKind::Op && b->node() >= 0) {
+      const auto n = static_cast<std::size_t>(b->node());
+      b->setTint(n < m_tints.size() ? m_tints[n] : QColor());
+    }
+  }
+}
+
+QColor GraphScene::shownTint(NodeId node) const {
+  const BoxItem* item = boxForNode(node);
+  return item ? item->tint() : QColor();
+}
+
+QColor GraphScene::shownModuleTint(int level) const {
+  for (BoxItem* b : m_boxes)
+    if (b->kind() == layout::BoxKind::Module && b->module() == level) return b->tint();
+  return {};
 }
 
 NodeStatus GraphScene::shownModuleStatus(int level) const {

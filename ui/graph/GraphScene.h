@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 #include <functional>
 #include <memory>
+#include <QColor>
 #include <map>
 #include <optional>
 #include <vector>
@@ -34,6 +35,12 @@ class GraphScene : public QGraphicsScene {
   void setMarks(const ExecutionMarks& marks);
   /// Marks collapsed module boxes (by ViewGraph level) that hide the current or failed node.
   void setModuleStatus(std::map<int, NodeStatus> byLevel);
+  /// A comparison's colours: of op boxes by NodeId (invalid: none), of collapsed module boxes by
+  /// level. Kept for the boxes of later layouts.
+  void setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule);
+  /// The colour the box of `node` (or of collapsed module `level`) shows; invalid when none.
+  QColor shownTint(NodeId node) const;
+  QColor shownModuleTint(int level) const;
   void setSelectedNode(NodeId node);
   NodeId selectedNode() const { return m_selected; }
 
@@ -67,6 +74,8 @@ class GraphScene : public QGraphicsScene {
   std::vector<FrameItem*> m_frames;       // by Layout::frames index
   std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
   ExecutionMarks m_marks;
+  std::vector<QColor> m_tints;         // by NodeId
+  std::map<int, QColor> m_moduleTints;  // by module level
   std::map<int, NodeStatus> m_moduleStatus;
   NodeId m_selected = kNone;
 };

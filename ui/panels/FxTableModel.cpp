@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QImage>
 #include <QPainter>
+#include <cmath>
+#include <optional>
 
 #include "panels/ExportComparison.h"
 #include "panels/ShapeText.h"
@@ -144,9 +146,42 @@ int FxTableModel::rowCount(const QModelIndex& parent) const {
 
 int FxTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+namespace {
+
+QString metricText(double x) {
+  if (std::isinf(x)) return x > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+  return QString::number(x, 'g', 3);
+}
+
+/// A metric of the comparison's node as a number, for sorting; nullopt when there is none.
+std::optional<double> metricOf(const torchir::NodeComparison& c, int column) {
+  switch (column) {
+    case FxTableModel::MaxRel: return c.metrics.comparable() && c.metrics.nonfiniteApart == 0 ? c.metrics.maxRel : INFINITY;
+    case FxTableModel::MaxAbs: return c.metrics.maxAbs;
+    case FxTableModel::Cosine: return c.metrics.cosine;
+    case FxTableModel::Sqnr: return c.metrics.sqnrDb;
+    case FxTableModel::OwnRel: return c.ownRel;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void FxTableModel::setComparison(ComparisonPtr comparison) {
+  m_comparison = std::move(comparison);
+  if (!m_rows.empty()) Q_EMIT dataChanged(index(0, kFirstMetricColumn), index(rowCount() - 1, ColumnCount - 1));
+}
+
 QString FxTableModel::cellText(int row, int column) const {
   const auto r = static_cast<std::size_t>(row);
   if (column < kFxColumnCount) return m_rows[r][static_cast<std::size_t>(column)];
+  if (column >= kFirstMetricColumn) {
+    const torchir::NodeComparison* c = m_comparison ? m_comparison->of(row) : nullptr;
+    if (!c || !c->problem.empty()) return {};
+    if (column == MaxRel && c->metrics.nonfiniteApart > 0) return QStringLiteral("NaN/Inf");
+    const auto x = metricOf(*c, column);
+    return x ? metricText(*x) : QString();
+  }
   const RunState& run = m_run[r];
   switch (column) {
     case Status: return isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status);
@@ -162,7 +197,28 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       return cellText(index.row(), index.column());
+    case kSortRole: {
+      if (index.column() == Time) return run.record ? QVariant(run.record->microseconds) : QVariant(-1.0);
+      if (index.column() < kFirstMetricColumn) return cellText(index.row(), index.column());
+      const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
+      const auto x = c ? metricOf(*c, index.column()) : std::nullopt;
+      return x ? QVariant(*x) : QVariant(-INFINITY);
+    }
     case Qt::ToolTipRole: {
+      if (index.column() >= kFirstMetricColumn) {
+        const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
+        if (!c) return {};
+        if (!c->problem.empty()) return QString::fromStdString(c->problem);
+        QString tip = QStringLiteral("against %1: max rel %2 (tolerance %3), max abs %4, mean abs %5, cosine %6, SQNR %7 dB")
+                          .arg(m_comparison->reference, metricText(c->metrics.maxRel), metricText(c->tolerance),
+                               metricText(c->metrics.maxAbs), metricText(c->metrics.meanAbs),
+                               metricText(c->metrics.cosine), metricText(c->metrics.sqnrDb));
+        if (c->ownRel) tip += QStringLiteral("; its own error %1").arg(metricText(*c->ownRel));
+        if (c->metrics.nonfiniteA || c->metrics.nonfiniteB)
+          tip += QStringLiteral("; NaN/Inf: %1 here, %2 in the reference").arg(c->metrics.nonfiniteA).arg(c->metrics.nonfiniteB);
+        if (c->startsDivergence) tip += QStringLiteral("; the divergence starts here");
+        return tip;
+      }
       if (index.column() == Status && run.breakpoint) return QStringLiteral("Breakpoint: the run stops before this node");
       if (index.column() == Output && !texts(index.row()).exportDiff.isEmpty())
         return QStringLiteral("Differs from export: ") + texts(index.row()).exportDiff;
@@ -170,13 +226,19 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       return cell.size() > kTooltipThreshold ? QVariant(cell) : QVariant();
     }
     case Qt::BackgroundRole:
+      if (index.column() >= kFirstMetricColumn) {
+        const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
+        if (!c || !c->diverges) return {};
+        return QBrush(c->startsDivergence || c->makesNonfinite ? QColor(0xf4, 0xa0, 0x8c) : QColor(0xfb, 0xdd, 0xd2));
+      }
       if (index.column() == Output && !texts(index.row()).exportDiff.isEmpty()) return QBrush(QColor(0xff, 0xd5, 0x8a));
       // An input is passed, not run: tinting it "done" would paint a program green before any step.
       return isInput(static_cast<std::size_t>(index.row())) ? QVariant() : statusTint(run.status);
     case Qt::DecorationRole:
       return index.column() == Status && run.breakpoint ? QVariant(breakpointDot()) : QVariant();
     case Qt::TextAlignmentRole:
-      return index.column() == Time ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
+      return index.column() == Time || index.column() >= kFirstMetricColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                                                                            : QVariant();
     default:
       return {};
   }
@@ -198,6 +260,11 @@ QVariant FxTableModel::headerData(int section, Qt::Orientation orientation, int 
     case Status: return QStringLiteral("status");
     case Output: return QStringLiteral("output");
     case Time: return QStringLiteral("time (µs)");
+    case MaxRel: return QStringLiteral("max rel");
+    case MaxAbs: return QStringLiteral("max abs");
+    case Cosine: return QStringLiteral("cosine");
+    case Sqnr: return QStringLiteral("SQNR (dB)");
+    case OwnRel: return QStringLiteral("own rel");
     default: return {};
   }
 }

@@ -9,6 +9,7 @@
 
 #include "exec/ExecTypes.h"
 #include "program/FxTable.h"
+#include "session/ComparisonResult.h"
 #include "session/FxCells.h"
 #include "session/ExecutionMarks.h"
 
@@ -20,7 +21,11 @@ class FxTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, ColumnCount };
+  enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, MaxRel, MaxAbs, Cosine, Sqnr, OwnRel, ColumnCount };
+  /// The comparison's columns (empty until there is one).
+  static constexpr int kFirstMetricColumn = MaxRel;
+  /// What a sort orders by: the metric or time as a number (nodes without one last), else the text.
+  static constexpr int kSortRole = Qt::UserRole + 1;
   /// The columns Python's print_tabular() has; the rest describe the run.
   static constexpr int kFxColumnCount = Status;
 
@@ -41,6 +46,10 @@ class FxTableModel : public QAbstractTableModel {
   /// Takes the run's state; emits dataChanged only for rows whose status, breakpoint or record
   /// changed, one signal per contiguous range of rows.
   void updateExecution(const ExecutionMarks& marks, const RecordLookup& records);
+  /// A comparison of the run with a reference (null: none): the metric columns show it, a node
+  /// that diverges tinted, the one where a divergence starts more.
+  void setComparison(ComparisonPtr comparison);
+  const ComparisonResult* comparison() const { return m_comparison.get(); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -71,6 +80,7 @@ class FxTableModel : public QAbstractTableModel {
   static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
   std::vector<RunState> m_run;
   std::shared_ptr<const torchir::Program> m_exported;
+  ComparisonPtr m_comparison;
 };
 
 

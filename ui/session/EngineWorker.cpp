@@ -9,6 +9,7 @@
 #include "aten/AtenBackend.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
+#include "program/ProgramLoader.h"
 #include "session/OneLine.h"
 
 namespace torchir::ui {
@@ -93,14 +94,17 @@ QString EngineWorker::chooseInputs() {
   if (!file.isEmpty()) {
     const std::string path = QFile::encodeName(file).toStdString();
     description = QStringLiteral("inputs from %1").arg(QFileInfo(file).fileName());
-    problem = m_session->setInputs(torchir::readInputsFile(p, path));
+    m_inputs = torchir::readInputsFile(p, path);
+    problem = m_session->setInputs(*m_inputs);
     if (!problem.ok()) throw torchir::LoadError(path, problem.message);
     return description;
   }
   if (samplesUsable(p)) {
     description = QStringLiteral("sample inputs from the archive");
+    m_inputs = p.sampleInputs;
     problem = m_session->setInputs(p.sampleInputs);
   } else {
+    m_inputs.reset();
     description = userInputCount(p) == 0 ? QStringLiteral("no inputs") : QStringLiteral("random inputs (seed 0)");
     problem = m_session->setRandomInputs(0);
   }
@@ -172,6 +176,8 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
         m_reportedUpTo = 0;
         m_restartPending = true;
         break;
+      case EngineCommand::Compare:
+        break;  // compare() runs it
     }
   } catch (const std::exception& e) {
     // The session diagnoses a node's own failures; this is the engine failing around one, which
@@ -203,6 +209,65 @@ std::shared_ptr<EngineReport> EngineWorker::makeReport(quint64 generation) {
   }
   m_reportedUpTo = report->position;
   return report;
+}
+
+void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareRequest& request) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  syncBreakpoints();
+  CommandObserver observer(*this, generation, commandId);
+  torchir::StepOutcome outcome;
+  auto result = std::make_shared<ComparisonResult>();
+  const torchir::Program& a = m_program->program;
+  try {
+    torchir::SessionOptions options;
+    std::unique_ptr<const torchir::Program> other;  // the reference's program, when it is not this one
+    const std::string path = QFile::encodeName(request.path).toStdString();
+    switch (request.kind) {
+      case CompareRequest::Dtype:
+        options.floatingAs = request.dtype;
+        result->reference = QString::fromUtf8(torchir::dtypeName(request.dtype).data());
+        break;
+      case CompareRequest::File:
+        other = std::make_unique<torchir::Program>(torchir::loadProgram(path));
+        result->reference = QFileInfo(request.path).fileName();
+        break;
+      case CompareRequest::Weights:
+        other = std::make_unique<torchir::Program>(torchir::loadProgram(
+            QFile::encodeName(m_program->request.path).toStdString(),
+            {path, QFile::encodeName(m_program->request.constantsPath).toStdString()}));
+        result->reference = QStringLiteral("weights %1").arg(QFileInfo(request.path).fileName());
+        break;
+    }
+    const torchir::Program& b = other ? *other : a;
+    auto reference = torchir::atenBackend().createSession(b, options);
+    const torchir::Diagnosis in = m_inputs ? reference->setInputs(*m_inputs) : reference->setRandomInputs(0);
+    if (!in.ok()) throw std::runtime_error("the reference run's inputs: " + in.message);
+    m_session->reset();
+    m_reportedUpTo = 0;
+    m_restartPending = true;
+    torchir::PairedRun run(*m_session, *reference, other ? torchir::matchNodes(a, b) : torchir::identityMatching(a));
+    outcome = run.run(torchir::CompareStop::None, &observer);
+    result->nodes = run.nodes();
+    result->indexOf.assign(a.nodes.size(), -1);
+    for (std::size_t i = 0; i < result->nodes.size(); ++i)
+      result->indexOf[static_cast<std::size_t>(result->nodes[i].a)] = static_cast<int32_t>(i);
+    for (torchir::NodeId n : run.matching().unmatchedA) result->onlyInProgram.push_back(a.node(n).name);
+    for (torchir::NodeId n : run.matching().unmatchedB) result->onlyInReference.push_back(b.node(n).name);
+    if (!run.bFailure().ok())
+      result->referenceFailure = QString::fromStdString(run.bFailure().nodeName + ": " + run.bFailure().message);
+  } catch (const std::exception& e) {  // a LoadError of the other file too
+    result.reset();
+    outcome.reason = torchir::StopReason::Failed;
+    outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
+    outcome.diagnosis.message = "cannot compare: " + oneLine(QString::fromUtf8(e.what())).toStdString();
+  }
+  auto report = makeReport(generation);
+  report->ended = true;
+  report->command = EngineCommand::Compare;
+  report->reason = outcome.reason;
+  report->diagnosis = std::move(outcome.diagnosis);
+  report->comparison = std::move(result);
+  Q_EMIT reported(std::move(report));
 }
 
 void EngineWorker::fetchTensor(quint64 generation, torchir::ValueId value) {

@@ -5,10 +5,12 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "exec/Session.h"
+#include "session/ComparisonResult.h"
 #include "session/ExecMetaTypes.h"
 #include "session/LoadedProgram.h"
 
@@ -33,7 +35,7 @@ struct EngineControls {
   std::set<torchir::NodeId> m_breakpoints;
 };
 
-enum class EngineCommand { Step, Continue, RunTo, Reset };
+enum class EngineCommand { Step, Continue, RunTo, Reset, Compare };
 
 /// The session's state after some work, with copies of the records of the nodes that ran since the
 /// previous report. Nodes run in order, so everything before `position` has run.
@@ -49,6 +51,7 @@ struct EngineReport {
   EngineCommand command = EngineCommand::Step;
   torchir::StopReason reason = torchir::StopReason::Stepped;
   torchir::Diagnosis diagnosis;
+  ComparisonPtr comparison;  // a Compare command's, when it could compare
 };
 using EngineReportPtr = std::shared_ptr<const EngineReport>;
 
@@ -68,6 +71,9 @@ class EngineWorker : public QObject {
   void run(quint64 generation, quint64 commandId, EngineCommand command, torchir::NodeId target,
            const torchir::StopConditions& stops);
   void fetchTensor(quint64 generation, torchir::ValueId value);
+  /// Runs the program again from the start, paired with the reference the request names, and
+  /// reports each node's comparison with the command's end.
+  void compare(quint64 generation, quint64 commandId, const torchir::ui::CompareRequest& request);
 
  Q_SIGNALS:
   void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
@@ -87,6 +93,8 @@ class EngineWorker : public QObject {
   std::shared_ptr<EngineControls> m_controls;
   torchir::ui::LoadedProgramPtr m_program;     // outlives m_session, which refers to its Program
   std::unique_ptr<torchir::Session> m_session;
+  /// The inputs the session was given (a reference run gets the same); none: random, seed 0.
+  std::optional<std::vector<torchir::TensorData>> m_inputs;
   torchir::NodeId m_reportedUpTo = 0;          // records before this node have been sent
   bool m_restartPending = false;
   quint64 m_breakpointsVersion = 0;

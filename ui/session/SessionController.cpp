@@ -57,6 +57,7 @@ void SessionController::forgetRun() {
   m_records.clear();
   m_diagnosis = {};
   m_inputsDescription.clear();
+  m_comparison.reset();
 }
 
 void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints) {
@@ -120,6 +121,14 @@ bool SessionController::canReset() const {
 
 bool SessionController::canStop() const { return m_state == RunState::Running; }
 
+bool SessionController::canCompare() const {
+  return m_hasSession && m_state != RunState::Running && m_state != RunState::Starting;
+}
+
+void SessionController::compareWith(const CompareRequest& request) {
+  if (canCompare()) send(EngineCommand::Compare, torchir::kNone, request);
+}
+
 void SessionController::step() {
   if (canStep()) send(EngineCommand::Step, torchir::kNone);
 }
@@ -140,7 +149,7 @@ void SessionController::stop() {
   if (canStop()) m_controls->cancelUpTo = m_commandId;
 }
 
-void SessionController::send(EngineCommand command, torchir::NodeId target) {
+void SessionController::send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare) {
   const quint64 id = ++m_commandId;
   // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
   const bool marksChange = m_marks.failed != torchir::kNone;
@@ -149,8 +158,13 @@ void SessionController::send(EngineCommand command, torchir::NodeId target) {
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   const torchir::StopConditions stops = m_stopConditions;
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->run(generation, id, command, target, stops); }, Qt::QueuedConnection);
+  if (command == EngineCommand::Compare) {
+    QMetaObject::invokeMethod(
+        worker, [=] { worker->compare(generation, id, compare); }, Qt::QueuedConnection);
+  } else {
+    QMetaObject::invokeMethod(
+        worker, [=] { worker->run(generation, id, command, target, stops); }, Qt::QueuedConnection);
+  }
   setState(RunState::Running);
   if (marksChange) Q_EMIT marksChanged();
 }
@@ -231,9 +245,15 @@ void SessionController::onReported(const torchir::ui::EngineReportPtr& report) {
     m_diagnosis = report->diagnosis;
     m_marks.failed = m_diagnosis.node != torchir::kNone ? m_diagnosis.node : m_marks.current;
   }
+  const bool compared = report->command == EngineCommand::Compare;
+  if (compared || report->restart) {
+    // A comparison describes the run it made; a run started anew no longer matches it.
+    m_comparison = compared ? report->comparison : nullptr;
+  }
   setState(next);
   Q_EMIT marksChanged();
   if (report->command != EngineCommand::Reset) Q_EMIT stopped(reason);
+  if (compared || report->restart) Q_EMIT comparisonChanged();
 }
 
 void SessionController::onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor) {

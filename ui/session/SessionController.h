@@ -55,6 +55,8 @@ class SessionController : public QObject {
   bool canRunTo(torchir::NodeId node) const;
   bool canReset() const;
   bool canStop() const;  // only while Running
+  /// With a session and no command running: a comparison starts the run anew.
+  bool canCompare() const;
 
   // Ignored when not allowed in the current state.
   void step();
@@ -62,6 +64,11 @@ class SessionController : public QObject {
   void runTo(torchir::NodeId node);
   void reset();
   void stop();  // the running command stops between two nodes and the run is Paused
+  /// Runs the program from the start in lockstep with the reference the request names (Stop
+  /// works as for a run); comparisonChanged() follows with the result.
+  void compareWith(const torchir::ui::CompareRequest& request);
+  /// The last comparison's result; null before one, after a reset, or for another program.
+  ComparisonPtr comparison() const { return m_comparison; }
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);
@@ -80,9 +87,10 @@ class SessionController : public QObject {
   void tensorReady(torchir::ValueId value, const torchir::TensorData& tensor);
   void tensorUnavailable(torchir::ValueId value, const QString& why);  // not run yet, released, not a tensor
   void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
+  void comparisonChanged();
 
  private:
-  void send(EngineCommand command, torchir::NodeId target);
+  void send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare = {});
   void onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report, const QString& description);
   void onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis);
   void onReported(const torchir::ui::EngineReportPtr& report);
@@ -109,6 +117,7 @@ class SessionController : public QObject {
   torchir::Diagnosis m_diagnosis;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;
+  ComparisonPtr m_comparison;
 };
 
 }  // namespace torchir::ui

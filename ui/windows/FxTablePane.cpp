@@ -51,6 +51,11 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   m_view = new QTableView(this);
   m_view->setObjectName(QStringLiteral("fxTable"));
   m_view->setModel(m_filterModel);
+  m_filterModel->setSortRole(FxTableModel::kSortRole);
+  m_view->setSortingEnabled(true);
+  m_view->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // graph order until asked
+  m_filterModel->sort(-1);
+  for (int c = FxTableModel::kFirstMetricColumn; c < FxTableModel::ColumnCount; ++c) m_view->setColumnHidden(c, true);
   m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_view->setSelectionMode(QAbstractItemView::SingleSelection);
   m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -133,6 +138,19 @@ void FxTablePane::sizeColumns() {
   QHeaderView* header = m_view->horizontalHeader();
   for (int column = 0; column < m_model->columnCount() - 1; ++column) {
     header->resizeSection(column, std::min(header->sectionSize(column) + kColumnPadding, kMaxColumnWidth));
+  }
+}
+
+void FxTablePane::setComparison(ComparisonPtr comparison) {
+  const bool shown = comparison != nullptr;
+  m_model->setComparison(std::move(comparison));
+  QHeaderView* header = m_view->horizontalHeader();
+  for (int c = FxTableModel::kFirstMetricColumn; c < FxTableModel::ColumnCount; ++c) {
+    m_view->setColumnHidden(c, !shown);
+    if (!shown) continue;
+    // Next to the names: a comparison is read by node and metric, the calls' text after them.
+    header->moveSection(header->visualIndex(c), header->visualIndex(FxTableModel::Name) + 1 + (c - FxTableModel::kFirstMetricColumn));
+    m_view->resizeColumnToContents(c);
   }
 }
 

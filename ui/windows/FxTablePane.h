@@ -2,6 +2,7 @@
 #include <QWidget>
 #include <vector>
 
+#include "session/ComparisonResult.h"
 #include "session/FxCells.h"
 #include "program/Program.h"
 
@@ -25,6 +26,9 @@ class FxTablePane : public QWidget {
   FxTableModel* model() const { return m_model; }
   QTableView* view() const { return m_view; }
   void setRows(FxCells cells);
+  /// Shows the comparison in the table's metric columns (hidden without one); the table sorts by
+  /// any column, a metric's worst first.
+  void setComparison(ComparisonPtr comparison);
   /// Makes the node's row current and visible; clears the filter when it hides the row. Emits nothing.
   void selectNode(torchir::NodeId node);
   /// Scrolls the node's row into the middle of the view, selecting nothing (where a run starts).

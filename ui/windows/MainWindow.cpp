@@ -36,6 +36,7 @@
 #include "session/ExecutionActions.h"
 #include "session/ProgramFiles.h"
 #include "session/SessionController.h"
+#include "windows/CompareMenu.h"
 #include "windows/FxTablePane.h"
 #include "windows/ProgramStatusText.h"
 
@@ -238,6 +239,7 @@ void MainWindow::createMenus() {
   runMenu->addAction(m_actions->stopOnNan());
   runMenu->addAction(m_actions->stopOnDtype());
   runMenu->addAction(m_actions->stopOnShape());
+  menuBar()->addMenu(new CompareMenu(m_session, this));
 }
 
 void MainWindow::createStatusBar() {
@@ -268,6 +270,7 @@ void MainWindow::connectSession() {
   connect(m_session, &SessionController::sessionFailed, this, [this](const QString& problem) {
     statusBar()->showMessage(tr("Cannot run: %1").arg(problem));
   });
+  connect(m_session, &SessionController::comparisonChanged, this, &MainWindow::showComparison);
   connect(m_session, &SessionController::tensorReady, this,
           [this](torchir::ValueId value, const torchir::TensorData& tensor) {
             if (value == m_requestedTensor) m_tensor->setTensor(m_requestedTensorTitle, tensor);
@@ -519,6 +522,27 @@ void MainWindow::onStopped(int reasonValue) {
       if (last != torchir::kNone) selectNode(last, nullptr);
     }
   }
+}
+
+void MainWindow::showComparison() {
+  const ComparisonPtr c = m_session->comparison();
+  m_table->setComparison(c);
+  m_graph->setComparison(c);
+  if (!c || !m_program) return;
+  const torchir::Program& p = m_program->program;
+  const torchir::NodeComparison* first = nullptr;
+  for (const auto& n : c->nodes)
+    if (n.startsDivergence || n.makesNonfinite) {
+      first = &n;
+      break;
+    }
+  QString text = tr("Compared %1 nodes with %2: ").arg(c->nodes.size()).arg(c->reference);
+  text += first ? tr("the first divergence is at '%1'").arg(QString::fromStdString(p.node(first->a).name))
+                : tr("no node diverges");
+  if (!c->onlyInProgram.empty() || !c->onlyInReference.empty())
+    text += tr("; %1 nodes only here, %2 only in the reference").arg(c->onlyInProgram.size()).arg(c->onlyInReference.size());
+  statusBar()->showMessage(text);
+  if (first) selectNode(first->a, nullptr);
 }
 
 void MainWindow::onRunStateChanged() {

@@ -91,6 +91,9 @@ class MainWindow : public QMainWindow {
   /// One place makes a node the selected one, so the graph, the table, the arguments panel and
   /// the run actions never disagree.
   void selectNode(torchir::NodeId node, QObject* origin);
+  /// The session's comparison in the table's metric columns and the status bar; the node where
+  /// the first divergence starts selected.
+  void showComparison();
   void refreshArguments();
   void onMarksChanged();
   void onStopped(int reason);

@@ -1,0 +1,71 @@
+#include "graph/ComparisonColors.h"
+
+#include <QObject>
+#include <cmath>
+
+namespace torchir::ui {
+
+int comparisonSeverity(const torchir::NodeComparison& c, ComparisonMetric metric) {
+  if (!c.problem.empty()) return -1;
+  if (c.makesNonfinite || c.metrics.nonfiniteApart > 0 || !c.metrics.comparable()) return 4;
+  auto byTolerance = [&](double x) {
+    const double r = c.tolerance > 0 ? x / c.tolerance : (x > 0 ? INFINITY : 0);
+    return r > 1 ? 3 : r > 0.1 ? 2 : r > 0.01 ? 1 : 0;
+  };
+  switch (metric) {
+    case ComparisonMetric::MaxRel: return byTolerance(c.metrics.maxRel);
+    case ComparisonMetric::OwnRel: return c.ownRel ? byTolerance(*c.ownRel) : -1;
+    case ComparisonMetric::Cosine: {
+      const double d = 1 - c.metrics.cosine;
+      return d > 1e-2 ? 3 : d > 1e-4 ? 2 : d > 1e-6 ? 1 : 0;
+    }
+    case ComparisonMetric::Sqnr: {
+      const double s = c.metrics.sqnrDb;
+      return s < 20 ? 3 : s < 40 ? 2 : s < 60 ? 1 : 0;
+    }
+  }
+  return -1;
+}
+
+QColor severityColor(int severity) {
+  switch (severity) {
+    case 0: return QColor(0xd4, 0xed, 0xda);
+    case 1: return QColor(0xff, 0xf3, 0xb0);
+    case 2: return QColor(0xff, 0xd0, 0x8a);
+    case 3: return QColor(0xf4, 0x8c, 0x78);
+    case 4: return QColor(0xd0, 0xa8, 0xf5);
+    default: return {};
+  }
+}
+
+QString severityLabel(ComparisonMetric metric, int severity) {
+  if (severity == 4) return QObject::tr("NaN/Inf or shapes apart");
+  switch (metric) {
+    case ComparisonMetric::MaxRel:
+    case ComparisonMetric::OwnRel: {
+      static const char* const kLabels[] = {"< 1% of tolerance", "< 10% of tolerance", "within tolerance", "diverges"};
+      return QObject::tr(kLabels[severity]);
+    }
+    case ComparisonMetric::Cosine: {
+      static const char* const kLabels[] = {"1 - cos < 1e-6", "< 1e-4", "< 1e-2", ">= 1e-2"};
+      return QObject::tr(kLabels[severity]);
+    }
+    case ComparisonMetric::Sqnr: {
+      static const char* const kLabels[] = {"SQNR > 60 dB", "> 40 dB", "> 20 dB", "<= 20 dB"};
+      return QObject::tr(kLabels[severity]);
+    }
+  }
+  return {};
+}
+
+QString metricName(ComparisonMetric metric) {
+  switch (metric) {
+    case ComparisonMetric::MaxRel: return QObject::tr("max rel");
+    case ComparisonMetric::OwnRel: return QObject::tr("own rel");
+    case ComparisonMetric::Cosine: return QObject::tr("cosine");
+    case ComparisonMetric::Sqnr: return QObject::tr("SQNR");
+  }
+  return {};
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,27 @@
+#pragma once
+#include <QMenu>
+
+#include "session/SessionController.h"
+
+namespace torchir::ui {
+
+/// The Compare menu: the run against its own float64 (or float32, float16, bfloat16) shadow, another
+/// file (a second export of the model), or other weights; and the per-node table saved as CSV.
+/// Each action is enabled while the session can take a comparison (or has one to save).
+class CompareMenu : public QMenu {
+  Q_OBJECT
+
+ public:
+  CompareMenu(SessionController* session, QWidget* parent);
+
+ private:
+  void updateEnabled();
+  void chooseFile(CompareRequest::Kind kind);
+  void saveCsv();
+
+  SessionController* m_session;
+  QList<QAction*> m_compareActions;
+  QAction* m_save = nullptr;
+};
+
+}  // namespace torchir::ui
