@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "program/TensorValues.h"
@@ -95,6 +97,28 @@ std::string shapeText(const std::vector<int64_t>& sizes) {
 }
 
 }  // namespace
+
+TensorData differenceOf(const TensorData& a, const TensorData& b) {
+  if (a.sizes != b.sizes) throw std::invalid_argument("shapes differ: " + shapeText(a.sizes) + " and " + shapeText(b.sizes));
+  if (!withReader(a.dtype, [](auto) {}) || !withReader(b.dtype, [](auto) {}))
+    throw std::invalid_argument("cannot subtract " + std::string(dtypeName(b.dtype)) + " from " + std::string(dtypeName(a.dtype)));
+  const Elements x(a), y(b);
+  const int64_t n = a.numel();
+  if (n > 0 && (!x.data || !y.data)) throw std::invalid_argument("a side has no data");
+  auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(n) * sizeof(double));
+  auto* out = reinterpret_cast<double*>(bytes->data());
+  withReader(a.dtype, [&](auto ra) {
+    withReader(b.dtype, [&](auto rb) {
+      for (int64_t i = 0; i < n; ++i) out[i] = decltype(ra)::at(x.data, i) - decltype(rb)::at(y.data, i);
+    });
+  });
+  TensorData d;
+  d.dtype = DType::Float64;
+  d.sizes = a.sizes;
+  d.strides = TensorData::contiguousStrides(d.sizes);
+  d.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "difference"});
+  return d;
+}
 
 int64_t countNonfinite(const TensorData& t) {
   if (!isFloating(t.dtype)) return 0;

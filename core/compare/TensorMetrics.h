@@ -26,6 +26,10 @@ struct TensorMetrics {
 
 TensorMetrics compareTensors(const TensorData& a, const TensorData& b);
 
+/// a - b elementwise, as float64 (what a heatmap of where two runs differ shows). Throws
+/// std::invalid_argument when the shapes differ or a dtype has no numbers to subtract.
+TensorData differenceOf(const TensorData& a, const TensorData& b);
+
 /// How many elements of `t` are NaN or infinite (0 for integer and bool tensors).
 int64_t countNonfinite(const TensorData& t);
 

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QTabWidget>
 #include <QDir>
 #include <QLabel>
 #include <QSettings>
@@ -12,6 +13,7 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QtTest>
+#include <cmath>
 
 #include "Fixtures.h"
 #include "graph/ComparisonLegend.h"
@@ -19,6 +21,7 @@
 #include "graph/GraphScene.h"
 #include "layout/ViewGraph.h"
 #include "panels/FxTableModel.h"
+#include "panels/TensorSliceModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
@@ -169,10 +172,22 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(scene->shownTint(sub), torchir::ui::severityColor(0));
     metric->setCurrentIndex(metric->findText(QStringLiteral("max rel")));
 
+    // The tensor viewer: the selected sub as this run minus the reference, whose extremes are
+    // the comparison's max abs.
+    auto* viewer = window.tensorViewer();
+    QTRY_COMPARE_WITH_TIMEOUT(viewer->comparedSide(), int(torchir::ui::TensorViewer::Difference), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(viewer->statsReady(), kTimeoutMs);
+    QCOMPARE(viewer->sliceModel()->tensor().dtype, torchir::DType::Float64);
+    const auto* subComparison = window.session()->comparison()->of(sub);
+    QCOMPARE(std::max(std::abs(viewer->stats().min), std::abs(viewer->stats().max)), subComparison->metrics.maxAbs);
+    auto* side = viewer->findChild<QComboBox*>(QStringLiteral("tensorSide"));
+    QVERIFY(side && side->isVisible());
+
     view->sortByColumn(maxRel, Qt::DescendingOrder);
     const QStringList worst{fx->index(0, columnNamed(fx, QStringLiteral("name"))).data().toString(),
                             fx->index(1, columnNamed(fx, QStringLiteral("name"))).data().toString()};
     QVERIFY2(worst.contains(QStringLiteral("sub")) && worst.contains(QStringLiteral("mul_1")), qPrintable(worst.join(", ")));
+    viewer->findChild<QTabWidget*>(QStringLiteral("tensorTabs"))->setCurrentIndex(1);  // the difference's heatmap
     saveScreenshot(window, QStringLiteral("compare_float64.png"));
     view->sortByColumn(-1, Qt::AscendingOrder);
 

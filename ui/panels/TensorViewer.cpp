@@ -71,7 +71,14 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   m_save->setToolTip(tr("Save the whole tensor as .safetensors"));
   connect(m_save, &QPushButton::clicked, this, &TensorViewer::saveWithDialog);
 
+  m_side = new QComboBox(this);
+  m_side->setObjectName(QStringLiteral("tensorSide"));
+  m_side->addItems({tr("this run"), tr("reference"), tr("this run − reference")});
+  m_side->hide();
+  connect(m_side, &QComboBox::activated, this, &TensorViewer::sideChosen);
+
   auto* axes = new QHBoxLayout;
+  axes->addWidget(m_side);
   axes->addWidget(new QLabel(tr("Rows"), this));
   axes->addWidget(m_rowAxis);
   axes->addWidget(new QLabel(tr("Columns"), this));
@@ -114,6 +121,30 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
 }
 
 void TensorViewer::setTensor(const QString& title, const torchir::TensorData& tensor) {
+  m_compared.clear();
+  m_side->hide();
+  display(title, tensor);
+}
+
+void TensorViewer::setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
+                               const torchir::TensorData& difference) {
+  m_compared = {run, reference, difference};
+  m_comparedTitle = title;
+  m_side->setCurrentIndex(Difference);
+  m_side->show();
+  sideChosen();
+}
+
+int TensorViewer::comparedSide() const { return m_compared.empty() ? -1 : m_side->currentIndex(); }
+
+void TensorViewer::sideChosen() {
+  const int side = m_side->currentIndex();
+  if (m_compared.empty() || side < 0) return;
+  static const char* const kSuffix[] = {"", " (reference)", " (this run − reference)"};
+  display(m_comparedTitle + QString::fromUtf8(kSuffix[side]), m_compared[static_cast<std::size_t>(side)]);
+}
+
+void TensorViewer::display(const QString& title, const torchir::TensorData& tensor) {
   // The same shape keeps the slice and its selector widgets: rebuilding them was most of what a
   // step cost this panel.
   const bool sameShape = m_hasTensor && m_slice->tensor().sizes == tensor.sizes;
@@ -180,6 +211,8 @@ void TensorViewer::setUnavailable(const QString& why) {
 
 void TensorViewer::clear() {
   ++m_generation;
+  m_compared.clear();
+  m_side->hide();
   m_titleText.clear();
   m_hasTensor = false;
   m_statsReady = false;

@@ -32,6 +32,13 @@ class TensorViewer : public QWidget {
   explicit TensorViewer(QWidget* parent = nullptr);
 
   void setTensor(const QString& title, const torchir::TensorData& tensor);
+  /// A compared node's output: this run's, the reference's and this run's minus the reference's
+  /// (float64), with a choice between them; the difference first, its heatmap showing where they part.
+  void setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
+                   const torchir::TensorData& difference);
+  enum ComparedSide { ThisRun, Reference, Difference };
+  /// The side shown, or -1 for a tensor of its own.
+  int comparedSide() const;
   /// No tensor to show, and why (released by the memory budget, not run yet, not a tensor).
   void setUnavailable(const QString& why);
   void clear();
@@ -66,6 +73,8 @@ class TensorViewer : public QWidget {
   void refreshHeatmap();
   void applyStats(quint64 generation, const StatsResult& result);
   void saveWithDialog();
+  void display(const QString& title, const torchir::TensorData& tensor);
+  void sideChosen();
 
   TensorSliceModel* m_slice = nullptr;
   QLabel* m_title = nullptr;
@@ -80,6 +89,9 @@ class TensorViewer : public QWidget {
   HistogramWidget* m_histogram = nullptr;
   QPushButton* m_copy = nullptr;
   QPushButton* m_save = nullptr;
+  QComboBox* m_side = nullptr;  // shown with a comparison only
+  QString m_comparedTitle;
+  std::vector<torchir::TensorData> m_compared;  // by ComparedSide
 
   QString m_titleText;
   bool m_hasTensor = false;

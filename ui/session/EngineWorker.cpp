@@ -115,6 +115,7 @@ QString EngineWorker::chooseInputs() {
 }
 
 void EngineWorker::clear() {
+  m_reference.reset();  // refers to the program
   m_session.reset();
   m_program.reset();
   m_reportedUpTo = 0;
@@ -172,6 +173,7 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
         outcome = m_session->runTo(target, &observer);
         break;
       case EngineCommand::Reset:
+        m_reference.reset();  // the comparison described the run that goes
         m_session->reset();
         m_reportedUpTo = 0;
         m_restartPending = true;
@@ -238,6 +240,7 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
         result->reference = QStringLiteral("weights %1").arg(QFileInfo(request.path).fileName());
         break;
     }
+    m_reference.reset();
     const torchir::Program& b = other ? *other : a;
     auto reference = torchir::atenBackend().createSession(b, options);
     const torchir::Diagnosis in = m_inputs ? reference->setInputs(*m_inputs) : reference->setRandomInputs(0);
@@ -255,6 +258,7 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     for (torchir::NodeId n : run.matching().unmatchedB) result->onlyInReference.push_back(b.node(n).name);
     if (!run.bFailure().ok())
       result->referenceFailure = QString::fromStdString(run.bFailure().nodeName + ": " + run.bFailure().message);
+    m_reference = std::make_unique<Reference>(Reference{std::move(other), std::move(reference), result->nodes, result->indexOf});
   } catch (const std::exception& e) {  // a LoadError of the other file too
     result.reset();
     outcome.reason = torchir::StopReason::Failed;
@@ -268,6 +272,33 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
   report->diagnosis = std::move(outcome.diagnosis);
   report->comparison = std::move(result);
   Q_EMIT reported(std::move(report));
+}
+
+void EngineWorker::fetchCompared(quint64 generation, torchir::NodeId node) {
+  if (generation != m_controls->generation.load()) return;
+  const int32_t at = m_reference && node >= 0 && static_cast<std::size_t>(node) < m_reference->index.size()
+                         ? m_reference->index[static_cast<std::size_t>(node)]
+                         : -1;
+  if (at < 0) {
+    Q_EMIT comparedUnavailable(generation, node, QStringLiteral("the node was not compared"));
+    return;
+  }
+  const torchir::NodeComparison& c = m_reference->nodes[static_cast<std::size_t>(at)];
+  const torchir::Program& b = m_reference->program ? *m_reference->program : m_program->program;
+  const auto output = static_cast<std::size_t>(c.output);
+  const torchir::ValueId va = m_program->program.node(c.a).outputs.at(output);
+  const torchir::ValueId vb = b.node(c.b).outputs.at(output);
+  try {
+    const auto run = m_session->tensor(va);
+    const auto reference = m_reference->session->tensor(vb);
+    if (!run || !reference) {
+      Q_EMIT comparedUnavailable(generation, node, QStringLiteral("its output was released to stay within the memory budget"));
+      return;
+    }
+    Q_EMIT comparedReady(generation, node, *run, *reference, torchir::differenceOf(*run, *reference));
+  } catch (const std::exception& e) {
+    Q_EMIT comparedUnavailable(generation, node, oneLine(QString::fromUtf8(e.what())));
+  }
 }
 
 void EngineWorker::fetchTensor(quint64 generation, torchir::ValueId value) {

@@ -74,6 +74,8 @@ class EngineWorker : public QObject {
   /// Runs the program again from the start, paired with the reference the request names, and
   /// reports each node's comparison with the command's end.
   void compare(quint64 generation, quint64 commandId, const torchir::ui::CompareRequest& request);
+  /// The compared output of `node` in this run and in the reference, and their difference.
+  void fetchCompared(quint64 generation, torchir::NodeId node);
 
  Q_SIGNALS:
   void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
@@ -81,6 +83,9 @@ class EngineWorker : public QObject {
   void reported(torchir::ui::EngineReportPtr report);
   void tensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
   void tensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
+  void comparedReady(quint64 generation, torchir::NodeId node, const torchir::TensorData& run,
+                     const torchir::TensorData& reference, const torchir::TensorData& difference);
+  void comparedUnavailable(quint64 generation, torchir::NodeId node, const QString& why);
 
  private:
   class CommandObserver;
@@ -95,6 +100,14 @@ class EngineWorker : public QObject {
   std::unique_ptr<torchir::Session> m_session;
   /// The inputs the session was given (a reference run gets the same); none: random, seed 0.
   std::optional<std::vector<torchir::TensorData>> m_inputs;
+  /// The last comparison's reference run, kept for its tensors until the run starts anew.
+  struct Reference {
+    std::unique_ptr<const torchir::Program> program;  // when it is not this program
+    std::unique_ptr<torchir::Session> session;
+    std::vector<torchir::NodeComparison> nodes;  // what was compared, by m_comparedIndex
+    std::vector<int32_t> index;                  // per node of this program
+  };
+  std::unique_ptr<Reference> m_reference;
   torchir::NodeId m_reportedUpTo = 0;          // records before this node have been sent
   bool m_restartPending = false;
   quint64 m_breakpointsVersion = 0;

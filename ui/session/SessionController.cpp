@@ -35,6 +35,14 @@ SessionController::SessionController(QObject* parent)
   connect(m_worker, &EngineWorker::reported, this, &SessionController::onReported);
   connect(m_worker, &EngineWorker::tensorReady, this, &SessionController::onTensorReady);
   connect(m_worker, &EngineWorker::tensorUnavailable, this, &SessionController::onTensorUnavailable);
+  connect(m_worker, &EngineWorker::comparedReady, this,
+          [this](quint64 generation, torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
+                 const torchir::TensorData& difference) {
+            if (generation == m_generation) Q_EMIT comparedReady(node, run, reference, difference);
+          });
+  connect(m_worker, &EngineWorker::comparedUnavailable, this, [this](quint64 generation, torchir::NodeId node, const QString& why) {
+    if (generation == m_generation) Q_EMIT comparedUnavailable(node, why);
+  });
   m_thread.setObjectName(QStringLiteral("torchir-engine"));
   m_thread.start();
 }
@@ -192,6 +200,19 @@ void SessionController::requestTensor(torchir::ValueId value) {
   const quint64 generation = m_generation;
   QMetaObject::invokeMethod(
       worker, [worker, generation, value] { worker->fetchTensor(generation, value); }, Qt::QueuedConnection);
+}
+
+void SessionController::requestCompared(torchir::NodeId node) {
+  if (!m_comparison) {
+    QMetaObject::invokeMethod(
+        this, [this, node] { Q_EMIT comparedUnavailable(node, QStringLiteral("nothing was compared")); },
+        Qt::QueuedConnection);
+    return;
+  }
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [worker, generation, node] { worker->fetchCompared(generation, node); }, Qt::QueuedConnection);
 }
 
 void SessionController::applyRecords(const EngineReport& report) {

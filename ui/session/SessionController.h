@@ -78,6 +78,8 @@ class SessionController : public QObject {
 
   /// tensorReady() or tensorUnavailable() follows, after any command in progress.
   void requestTensor(torchir::ValueId value);
+  /// For a node the comparison compared: comparedReady() or comparedUnavailable() follows.
+  void requestCompared(torchir::NodeId node);
 
  Q_SIGNALS:
   void stateChanged(torchir::ui::RunState state);
@@ -88,6 +90,10 @@ class SessionController : public QObject {
   void tensorUnavailable(torchir::ValueId value, const QString& why);  // not run yet, released, not a tensor
   void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
   void comparisonChanged();
+  /// The node's output in this run, in the reference, and this run's minus the reference's.
+  void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
+                     const torchir::TensorData& difference);
+  void comparedUnavailable(torchir::NodeId node, const QString& why);
 
  private:
   void send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare = {});

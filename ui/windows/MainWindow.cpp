@@ -173,6 +173,7 @@ void MainWindow::createDocks() {
   m_tensorDock->raise();
 
   connect(m_arguments, &ArgumentsPanel::tensorRequested, this, [this](torchir::ValueId value, const QString& title) {
+    m_requestedCompared = torchir::kNone;
     m_requestedTensor = value;
     m_requestedTensorTitle = title;
     m_tensor->setUnavailable(tr("Reading %1…").arg(title));
@@ -277,6 +278,15 @@ void MainWindow::connectSession() {
           });
   connect(m_session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
     if (value == m_requestedTensor) m_tensor->setUnavailable(why);
+  });
+  connect(m_session, &SessionController::comparedReady, this,
+          [this](torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
+                 const torchir::TensorData& difference) {
+            if (node != m_requestedCompared || !m_program) return;
+            m_tensor->setCompared(QString::fromStdString(m_program->program.node(node).name), run, reference, difference);
+          });
+  connect(m_session, &SessionController::comparedUnavailable, this, [this](torchir::NodeId node, const QString& why) {
+    if (node == m_requestedCompared) m_tensor->setUnavailable(why);
   });
 }
 
@@ -480,9 +490,17 @@ void MainWindow::refreshArguments() {
   const torchir::Diagnosis& d = m_session->diagnosis();
   const torchir::NodeRecord* record = m_session->record(selected);
   m_arguments->showNode(m_program->program, selected, record, d.node == selected && !d.ok() ? &d : nullptr);
-  // The tensor viewer follows the selection with the node's first output, as a watch would.
+  // The tensor viewer follows the selection with the node's first output, as a watch would; a
+  // compared node's with the reference's and the difference.
   const torchir::Node& node = m_program->program.node(selected);
-  if (record && !node.outputs.empty() && m_tensorDock->isVisible()) {
+  const ComparisonPtr comparison = m_session->comparison();
+  if (const auto* c = comparison ? comparison->of(selected) : nullptr; c && c->problem.empty() && m_tensorDock->isVisible()) {
+    m_requestedTensor = torchir::kNone;
+    m_requestedCompared = selected;
+    m_tensor->setUnavailable(tr("Reading %1 and the reference's…").arg(QString::fromStdString(node.name)));
+    m_session->requestCompared(selected);
+  } else if (record && !node.outputs.empty() && m_tensorDock->isVisible()) {
+    m_requestedCompared = torchir::kNone;
     const torchir::Value& out = m_program->program.value(node.outputs.front());
     if (out.kind == torchir::ValueKind::Tensor) {
       m_requestedTensor = out.id;
@@ -543,6 +561,7 @@ void MainWindow::showComparison() {
     text += tr("; %1 nodes only here, %2 only in the reference").arg(c->onlyInProgram.size()).arg(c->onlyInReference.size());
   statusBar()->showMessage(text);
   if (first) selectNode(first->a, nullptr);
+  else refreshArguments();
 }
 
 void MainWindow::onRunStateChanged() {

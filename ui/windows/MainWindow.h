@@ -124,6 +124,7 @@ class MainWindow : public QMainWindow {
   LoadedProgramPtr m_program;  // what the views show; replaced only by a successful load
   std::set<torchir::NodeId> m_savedBreakpoints;
   torchir::ValueId m_requestedTensor = torchir::kNone;
+  torchir::NodeId m_requestedCompared = torchir::kNone;  // the compared node whose tensors the viewer waits for
   QString m_requestedTensorTitle;
   bool m_firstViewPending = false;
 };
