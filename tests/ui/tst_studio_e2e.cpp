@@ -198,6 +198,51 @@ class TestStudioEndToEnd : public QObject {
     QVERIFY(view->isColumnHidden(maxRel));
   }
 
+  // The comparison's stops: at the first NaN (its backward slice marked in table and graph), and
+  // at each divergence, each time going on with Continue Comparison.
+  void comparisonStopsWhereAsked() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.open({torchir::test::fixturePath("nan_from_sqrt", ".pt2"), {}, {},
+                 torchir::test::fixturePath("nan_from_sqrt", ".inputs.safetensors")});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.hasFirstView(), kTimeoutMs);
+    window.findChild<QAction*>(QStringLiteral("actionCompareStopAtNonfinite"))->trigger();
+    window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
+    QVERIFY(window.session()->comparison());
+    QCOMPARE(window.session()->diagnosis().kind, torchir::DiagnosisClass::NanOrInf);
+    const torchir::Program& program = window.program()->program;
+    const torchir::NodeId sqrt = *program.findNode("sqrt");
+    QCOMPARE(window.session()->diagnosis().node, sqrt);
+    QCOMPARE(window.selectedNode(), sqrt);
+    const auto* fx = window.findChild<QTableView*>(QStringLiteral("fxTable"))->model();
+    const int name = columnNamed(fx, QStringLiteral("name"));
+    for (const char* n : {"mul", "sub", "sqrt"}) {
+      QVERIFY2(fx->index(*program.findNode(n), name).data(Qt::ForegroundRole).isValid(), n);
+      QVERIFY2(window.graphPanel()->scene()->boxForNode(*program.findNode(n))->inSlice(), n);
+    }
+    QVERIFY(!window.graphPanel()->scene()->boxForNode(*program.findNode("add"))->inSlice());
+    saveScreenshot(window, QStringLiteral("compare_first_nan.png"));
+    QAction* next = window.findChild<QAction*>(QStringLiteral("actionContinueComparison"));
+    QVERIFY(next->isEnabled());
+    next->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    QCOMPARE(window.session()->comparison()->nodes.size(), std::size_t{4});  // all compared: add too
+
+    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
+                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    window.findChild<QAction*>(QStringLiteral("actionCompareStopAtDivergence"))->trigger();
+    window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
+    QCOMPARE(window.session()->diagnosis().kind, torchir::DiagnosisClass::Divergence);
+    QCOMPARE(window.session()->diagnosis().nodeName, std::string("sub"));
+    next->trigger();  // no divergence starts after it: the run ends
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+  }
+
   // A collapsed module takes the colour of its worst child: resnet18 against its float16 shadow.
   void collapsedModuleTakesItsWorstChildsColour() {
     MainWindow window;

@@ -66,6 +66,12 @@ void BoxItem::setTint(const QColor& tint) {
   update();
 }
 
+void BoxItem::setInSlice(bool on) {
+  if (on == m_inSlice) return;
+  m_inSlice = on;
+  update();
+}
+
 void BoxItem::setStatus(NodeStatus s) {
   if (s == m_status) return;
   m_status = s;
@@ -113,6 +119,11 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
   painter->setBrush(look.fill);
   painter->drawRoundedRect(m_rect, radius, radius);
 
+  if (m_inSlice) {
+    painter->setPen(QPen(QColor(0x7b, 0x1f, 0xa2), 2, Qt::DashLine));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(m_rect.adjusted(-2, -2, 2, 2), radius + 1, radius + 1);
+  }
   if (m_selected) {
     painter->setPen(QPen(QColor(0x1a, 0x73, 0xe8), 2.5));
     painter->setBrush(Qt::NoBrush);

@@ -42,6 +42,9 @@ class BoxItem : public QGraphicsItem {
   /// A comparison's colour for the box (an invalid colour: none), drawn over the run's status.
   void setTint(const QColor& tint);
   const QColor& tint() const { return m_tint; }
+  /// In the backward slice of a comparison's first NaN or Inf: a dashed purple outline.
+  void setInSlice(bool on);
+  bool inSlice() const { return m_inSlice; }
 
  private:
   QRectF m_rect;
@@ -49,7 +52,7 @@ class BoxItem : public QGraphicsItem {
   layout::BoxKind m_kind;
   int m_node, m_module, m_index;
   NodeStatus m_status = NodeStatus::NotRun;
-  bool m_breakpoint = false, m_selected = false;
+  bool m_breakpoint = false, m_selected = false, m_inSlice = false;
   QColor m_tint;
 };
 

@@ -199,9 +199,14 @@ void GraphPanel::setComparison(ComparisonPtr comparison) {
 void GraphPanel::tintNodes() {
   std::vector<QColor> byNode;
   std::map<int, QColor> byModule;
+  std::vector<bool> inSlice;
   if (m_comparison && m_graph) {
     const auto& program = m_graph->program->program;
     byNode.resize(program.nodes.size());
+    inSlice.resize(program.nodes.size(), false);
+    for (NodeId n : m_comparison->nonfiniteSlice)
+      if (const NodeId box = boxNode(n); box >= 0 && static_cast<std::size_t>(box) < inSlice.size())
+        inSlice[static_cast<std::size_t>(box)] = true;
     std::map<int, int> worst;  // collapsed module level -> the worst severity inside
     for (const auto& c : m_comparison->nodes) {
       const int severity = comparisonSeverity(c, m_legend->metric());
@@ -215,7 +220,7 @@ void GraphPanel::tintNodes() {
     }
     for (const auto& [level, severity] : worst) byModule.emplace(level, severityColor(severity));
   }
-  m_scene->setTints(std::move(byNode), std::move(byModule));
+  m_scene->setTints(std::move(byNode), std::move(byModule), std::move(inSlice));
 }
 
 void GraphPanel::setMarks(const ExecutionMarks& marks) {

@@ -102,6 +102,7 @@ void GraphScene::applyMarks(BoxItem* item) const {
   item->setStatus(m_marks.status(item->node()));
   const auto n = static_cast<std::size_t>(item->node());
   item->setTint(n < m_tints.size() ? m_tints[n] : QColor());
+  item->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
   item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
   item->setSelectedNode(item->node() == m_selected);
 }
@@ -133,9 +134,10 @@ void GraphScene::setModuleStatus(std::map<int, NodeStatus> byLevel) {
   }
 }
 
-void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule) {
+void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice) {
   m_tints = std::move(byNode);
   m_moduleTints = std::move(byModule);
+  m_inSlice = std::move(inSlice);
   for (BoxItem* b : m_boxes) {
     if (b->kind() == layout::BoxKind::Module) {
       const auto it = m_moduleTints.find(b->module());
@@ -143,6 +145,7 @@ void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byMo
     } else if (b->kind() == layout::BoxKind::Op && b->node() >= 0) {
       const auto n = static_cast<std::size_t>(b->node());
       b->setTint(n < m_tints.size() ? m_tints[n] : QColor());
+      b->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
     }
   }
 }

@@ -37,7 +37,8 @@ class GraphScene : public QGraphicsScene {
   void setModuleStatus(std::map<int, NodeStatus> byLevel);
   /// A comparison's colours: of op boxes by NodeId (invalid: none), of collapsed module boxes by
   /// level. Kept for the boxes of later layouts.
-  void setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule);
+  /// `inSlice`: by NodeId, the nodes of a first NaN's backward slice.
+  void setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice = {});
   /// The colour the box of `node` (or of collapsed module `level`) shows; invalid when none.
   QColor shownTint(NodeId node) const;
   QColor shownModuleTint(int level) const;
@@ -75,6 +76,7 @@ class GraphScene : public QGraphicsScene {
   std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
   ExecutionMarks m_marks;
   std::vector<QColor> m_tints;         // by NodeId
+  std::vector<bool> m_inSlice;         // by NodeId
   std::map<int, QColor> m_moduleTints;  // by module level
   std::map<int, NodeStatus> m_moduleStatus;
   NodeId m_selected = kNone;

@@ -204,7 +204,15 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       const auto x = c ? metricOf(*c, index.column()) : std::nullopt;
       return x ? QVariant(*x) : QVariant(-INFINITY);
     }
+    case Qt::ForegroundRole:
+      if (index.column() == Name && m_comparison && m_comparison->inNonfiniteSlice(index.row()))
+        return QBrush(QColor(0x7b, 0x1f, 0xa2));
+      return {};
     case Qt::ToolTipRole: {
+      if (index.column() == Name && m_comparison && m_comparison->inNonfiniteSlice(index.row()))
+        return index.row() == m_comparison->firstNonfinite
+                   ? QStringLiteral("Makes the run's first NaN or Inf from finite inputs")
+                   : QStringLiteral("In the backward slice of the run's first NaN or Inf");
       if (index.column() >= kFirstMetricColumn) {
         const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
         if (!c) return {};

@@ -1,6 +1,12 @@
 #include "session/ComparisonResult.h"
 
+#include <algorithm>
+
 namespace torchir::ui {
+
+bool ComparisonResult::inNonfiniteSlice(torchir::NodeId node) const {
+  return std::binary_search(nonfiniteSlice.begin(), nonfiniteSlice.end(), node);
+}
 
 QString comparisonCsv(const ComparisonResult& c, const torchir::Program& program) {
   QString out = QStringLiteral("name,op,max_abs,max_rel,mean_abs,cosine,sqnr_db,nonfinite_a,nonfinite_b,own_rel,diverges\n");

@@ -15,6 +15,8 @@ struct CompareRequest {
   enum Kind { Dtype, File, Weights } kind = Dtype;
   torchir::DType dtype = torchir::DType::Float64;  // Dtype: the shadow's floating dtype
   QString path;                                    // File: another program; Weights: a weights file
+  /// Where the paired run stops (again: "next divergence"); None runs to the end.
+  torchir::CompareStop stop = torchir::CompareStop::None;
 };
 
 struct ComparisonResult {
@@ -23,6 +25,10 @@ struct ComparisonResult {
   std::vector<int32_t> indexOf;                // per node of the program: its entry in `nodes`, or -1
   std::vector<std::string> onlyInProgram, onlyInReference;  // node names
   QString referenceFailure;                    // the reference run's failure, if it failed
+  /// The first node that makes a NaN or Inf from finite inputs, and the nodes it depends on.
+  torchir::NodeId firstNonfinite = torchir::kNone;
+  std::vector<torchir::NodeId> nonfiniteSlice;
+  bool inNonfiniteSlice(torchir::NodeId node) const;
 
   const torchir::NodeComparison* of(torchir::NodeId node) const {
     if (node < 0 || static_cast<std::size_t>(node) >= indexOf.size() || indexOf[static_cast<std::size_t>(node)] < 0)

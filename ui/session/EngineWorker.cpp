@@ -179,7 +179,8 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
         m_restartPending = true;
         break;
       case EngineCommand::Compare:
-        break;  // compare() runs it
+      case EngineCommand::CompareOn:
+        break;  // compare() and continueComparison() run them
     }
   } catch (const std::exception& e) {
     // The session diagnoses a node's own failures; this is the engine failing around one, which
@@ -215,79 +216,116 @@ std::shared_ptr<EngineReport> EngineWorker::makeReport(quint64 generation) {
 
 void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareRequest& request) {
   if (!m_session || generation != m_controls->generation.load()) return;
-  syncBreakpoints();
-  CommandObserver observer(*this, generation, commandId);
-  torchir::StepOutcome outcome;
-  auto result = std::make_shared<ComparisonResult>();
   const torchir::Program& a = m_program->program;
+  m_reference.reset();
   try {
+    auto reference = std::make_unique<Reference>();
     torchir::SessionOptions options;
-    std::unique_ptr<const torchir::Program> other;  // the reference's program, when it is not this one
     const std::string path = QFile::encodeName(request.path).toStdString();
     switch (request.kind) {
       case CompareRequest::Dtype:
         options.floatingAs = request.dtype;
-        result->reference = QString::fromUtf8(torchir::dtypeName(request.dtype).data());
+        reference->description = QString::fromUtf8(torchir::dtypeName(request.dtype).data());
         break;
       case CompareRequest::File:
-        other = std::make_unique<torchir::Program>(torchir::loadProgram(path));
-        result->reference = QFileInfo(request.path).fileName();
+        reference->program = std::make_unique<torchir::Program>(torchir::loadProgram(path));
+        reference->description = QFileInfo(request.path).fileName();
         break;
       case CompareRequest::Weights:
-        other = std::make_unique<torchir::Program>(torchir::loadProgram(
+        reference->program = std::make_unique<torchir::Program>(torchir::loadProgram(
             QFile::encodeName(m_program->request.path).toStdString(),
             {path, QFile::encodeName(m_program->request.constantsPath).toStdString()}));
-        result->reference = QStringLiteral("weights %1").arg(QFileInfo(request.path).fileName());
+        reference->description = QStringLiteral("weights %1").arg(QFileInfo(request.path).fileName());
         break;
     }
-    m_reference.reset();
-    const torchir::Program& b = other ? *other : a;
-    auto reference = torchir::atenBackend().createSession(b, options);
-    const torchir::Diagnosis in = m_inputs ? reference->setInputs(*m_inputs) : reference->setRandomInputs(0);
+    const torchir::Program& b = reference->program ? *reference->program : a;
+    reference->session = torchir::atenBackend().createSession(b, options);
+    const torchir::Diagnosis in = m_inputs ? reference->session->setInputs(*m_inputs) : reference->session->setRandomInputs(0);
     if (!in.ok()) throw std::runtime_error("the reference run's inputs: " + in.message);
     m_session->reset();
     m_reportedUpTo = 0;
     m_restartPending = true;
-    torchir::PairedRun run(*m_session, *reference, other ? torchir::matchNodes(a, b) : torchir::identityMatching(a));
-    outcome = run.run(torchir::CompareStop::None, &observer);
-    result->nodes = run.nodes();
-    result->indexOf.assign(a.nodes.size(), -1);
-    for (std::size_t i = 0; i < result->nodes.size(); ++i)
-      result->indexOf[static_cast<std::size_t>(result->nodes[i].a)] = static_cast<int32_t>(i);
-    for (torchir::NodeId n : run.matching().unmatchedA) result->onlyInProgram.push_back(a.node(n).name);
-    for (torchir::NodeId n : run.matching().unmatchedB) result->onlyInReference.push_back(b.node(n).name);
-    if (!run.bFailure().ok())
-      result->referenceFailure = QString::fromStdString(run.bFailure().nodeName + ": " + run.bFailure().message);
-    m_reference = std::make_unique<Reference>(Reference{std::move(other), std::move(reference), result->nodes, result->indexOf});
+    reference->run = std::make_unique<torchir::PairedRun>(
+        *m_session, *reference->session, reference->program ? torchir::matchNodes(a, b) : torchir::identityMatching(a));
+    m_reference = std::move(reference);
   } catch (const std::exception& e) {  // a LoadError of the other file too
-    result.reset();
+    auto report = makeReport(generation);
+    report->ended = true;
+    report->command = EngineCommand::Compare;
+    report->reason = torchir::StopReason::Failed;
+    report->diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
+    report->diagnosis.message = "cannot compare: " + oneLine(QString::fromUtf8(e.what())).toStdString();
+    Q_EMIT reported(std::move(report));
+    return;
+  }
+  runComparison(generation, commandId, request.stop);
+}
+
+void EngineWorker::continueComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  runComparison(generation, commandId, stop);
+}
+
+void EngineWorker::runComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop) {
+  syncBreakpoints();
+  CommandObserver observer(*this, generation, commandId);
+  torchir::StepOutcome outcome;
+  if (!m_reference) {
     outcome.reason = torchir::StopReason::Failed;
     outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
-    outcome.diagnosis.message = "cannot compare: " + oneLine(QString::fromUtf8(e.what())).toStdString();
+    outcome.diagnosis.message = "nothing is being compared";
+  } else {
+    try {
+      m_session->setStopConditions({});
+      outcome = m_reference->run->run(stop, &observer);
+    } catch (const std::exception& e) {
+      outcome.reason = torchir::StopReason::Failed;
+      outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
+      outcome.diagnosis.message = "the comparison failed: " + std::string(e.what());
+    }
   }
   auto report = makeReport(generation);
   report->ended = true;
   report->command = EngineCommand::Compare;
   report->reason = outcome.reason;
   report->diagnosis = std::move(outcome.diagnosis);
-  report->comparison = std::move(result);
+  report->comparison = comparisonSoFar();
   Q_EMIT reported(std::move(report));
+}
+
+ComparisonPtr EngineWorker::comparisonSoFar() const {
+  if (!m_reference) return nullptr;
+  const torchir::PairedRun& run = *m_reference->run;
+  const torchir::Program& a = m_program->program;
+  const torchir::Program& b = m_reference->program ? *m_reference->program : a;
+  auto result = std::make_shared<ComparisonResult>();
+  result->reference = m_reference->description;
+  result->nodes = run.nodes();
+  result->indexOf.assign(a.nodes.size(), -1);
+  for (std::size_t i = 0; i < result->nodes.size(); ++i)
+    result->indexOf[static_cast<std::size_t>(result->nodes[i].a)] = static_cast<int32_t>(i);
+  for (torchir::NodeId n : run.matching().unmatchedA) result->onlyInProgram.push_back(a.node(n).name);
+  for (torchir::NodeId n : run.matching().unmatchedB) result->onlyInReference.push_back(b.node(n).name);
+  if (!run.bFailure().ok())
+    result->referenceFailure = QString::fromStdString(run.bFailure().nodeName + ": " + run.bFailure().message);
+  if (const torchir::NodeComparison* bad = run.firstNonfinite()) {
+    result->firstNonfinite = bad->a;
+    result->nonfiniteSlice = run.backwardSlice(bad->a);  // in program order: sorted
+  }
+  return result;
 }
 
 void EngineWorker::fetchCompared(quint64 generation, torchir::NodeId node) {
   if (generation != m_controls->generation.load()) return;
-  const int32_t at = m_reference && node >= 0 && static_cast<std::size_t>(node) < m_reference->index.size()
-                         ? m_reference->index[static_cast<std::size_t>(node)]
-                         : -1;
-  if (at < 0) {
+  const torchir::NodeComparison* c = m_reference ? m_reference->run->comparisonOf(node) : nullptr;
+  if (!c) {
     Q_EMIT comparedUnavailable(generation, node, QStringLiteral("the node was not compared"));
     return;
   }
-  const torchir::NodeComparison& c = m_reference->nodes[static_cast<std::size_t>(at)];
   const torchir::Program& b = m_reference->program ? *m_reference->program : m_program->program;
-  const auto output = static_cast<std::size_t>(c.output);
-  const torchir::ValueId va = m_program->program.node(c.a).outputs.at(output);
-  const torchir::ValueId vb = b.node(c.b).outputs.at(output);
+  const auto output = static_cast<std::size_t>(c->output);
+  const torchir::ValueId va = m_program->program.node(c->a).outputs.at(output);
+  const torchir::ValueId vb = b.node(c->b).outputs.at(output);
   try {
     const auto run = m_session->tensor(va);
     const auto reference = m_reference->session->tensor(vb);

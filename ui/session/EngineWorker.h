@@ -35,7 +35,8 @@ struct EngineControls {
   std::set<torchir::NodeId> m_breakpoints;
 };
 
-enum class EngineCommand { Step, Continue, RunTo, Reset, Compare };
+/// Compare starts a paired run (its report ends every paired command); CompareOn runs it on.
+enum class EngineCommand { Step, Continue, RunTo, Reset, Compare, CompareOn };
 
 /// The session's state after some work, with copies of the records of the nodes that ran since the
 /// previous report. Nodes run in order, so everything before `position` has run.
@@ -74,6 +75,8 @@ class EngineWorker : public QObject {
   /// Runs the program again from the start, paired with the reference the request names, and
   /// reports each node's comparison with the command's end.
   void compare(quint64 generation, quint64 commandId, const torchir::ui::CompareRequest& request);
+  /// Runs the paired run of the last comparison on to its next stop.
+  void continueComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop);
   /// The compared output of `node` in this run and in the reference, and their difference.
   void fetchCompared(quint64 generation, torchir::NodeId node);
 
@@ -102,11 +105,15 @@ class EngineWorker : public QObject {
   std::optional<std::vector<torchir::TensorData>> m_inputs;
   /// The last comparison's reference run, kept for its tensors until the run starts anew.
   struct Reference {
+    QString description;
     std::unique_ptr<const torchir::Program> program;  // when it is not this program
     std::unique_ptr<torchir::Session> session;
-    std::vector<torchir::NodeComparison> nodes;  // what was compared, by m_comparedIndex
-    std::vector<int32_t> index;                  // per node of this program
+    std::unique_ptr<torchir::PairedRun> run;          // with m_session, to go on after a stop
   };
+  /// What the paired run has compared so far, for the views.
+  ComparisonPtr comparisonSoFar() const;
+  /// Runs the paired run to `stop` and reports the command's end with the comparison.
+  void runComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop);
   std::unique_ptr<Reference> m_reference;
   torchir::NodeId m_reportedUpTo = 0;          // records before this node have been sent
   bool m_restartPending = false;

@@ -137,6 +137,14 @@ void SessionController::compareWith(const CompareRequest& request) {
   if (canCompare()) send(EngineCommand::Compare, torchir::kNone, request);
 }
 
+bool SessionController::canContinueComparison() const { return m_comparison && m_state == RunState::Paused; }
+
+void SessionController::continueComparison(torchir::CompareStop stop) {
+  CompareRequest request;
+  request.stop = stop;
+  if (canContinueComparison()) send(EngineCommand::CompareOn, torchir::kNone, request);
+}
+
 void SessionController::step() {
   if (canStep()) send(EngineCommand::Step, torchir::kNone);
 }
@@ -169,6 +177,9 @@ void SessionController::send(EngineCommand command, torchir::NodeId target, cons
   if (command == EngineCommand::Compare) {
     QMetaObject::invokeMethod(
         worker, [=] { worker->compare(generation, id, compare); }, Qt::QueuedConnection);
+  } else if (command == EngineCommand::CompareOn) {
+    QMetaObject::invokeMethod(
+        worker, [=] { worker->continueComparison(generation, id, compare.stop); }, Qt::QueuedConnection);
   } else {
     QMetaObject::invokeMethod(
         worker, [=] { worker->run(generation, id, command, target, stops); }, Qt::QueuedConnection);

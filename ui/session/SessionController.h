@@ -69,6 +69,9 @@ class SessionController : public QObject {
   void compareWith(const torchir::ui::CompareRequest& request);
   /// The last comparison's result; null before one, after a reset, or for another program.
   ComparisonPtr comparison() const { return m_comparison; }
+  /// After a comparison stopped (at a divergence, a NaN): runs it on to the next `stop`.
+  bool canContinueComparison() const;
+  void continueComparison(torchir::CompareStop stop);
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);

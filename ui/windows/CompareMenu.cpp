@@ -1,6 +1,8 @@
 #include "windows/CompareMenu.h"
 
+#include <QActionGroup>
 #include <QFile>
+#include <QKeySequence>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -11,7 +13,9 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
     : QMenu(tr("&Compare"), parent), m_session(session) {
   setObjectName(QStringLiteral("compareMenu"));
   auto shadow = [this](torchir::DType dtype, const QString& name, const QString& text) {
-    QAction* a = addAction(text, this, [this, dtype] { m_session->compareWith({CompareRequest::Dtype, dtype, {}}); });
+    QAction* a = addAction(text, this, [this, dtype] {
+      m_session->compareWith({CompareRequest::Dtype, dtype, {}, chosenStop()});
+    });
     a->setObjectName(QStringLiteral("actionCompare") + name);
     a->setStatusTip(tr("Run again, each node compared with the same program at %1").arg(name.toLower()));
     m_compareActions << a;
@@ -27,6 +31,25 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
   weights->setObjectName(QStringLiteral("actionCompareWeights"));
   m_compareActions << file << weights;
   addSeparator();
+  // Where a comparison stops; Continue Comparison goes on to the next such node.
+  auto* stops = new QActionGroup(this);
+  QAction* toEnd = addAction(tr("Run to the &End"));
+  m_stopAtDivergence = addAction(tr("Stop at Each &Divergence"));
+  m_stopAtNonfinite = addAction(tr("Stop at the First &NaN/Inf"));
+  toEnd->setObjectName(QStringLiteral("actionCompareToEnd"));
+  m_stopAtDivergence->setObjectName(QStringLiteral("actionCompareStopAtDivergence"));
+  m_stopAtDivergence->setStatusTip(tr("Stop where a node's output parts from the reference's and its inputs did not (or the op adds error)"));
+  m_stopAtNonfinite->setObjectName(QStringLiteral("actionCompareStopAtNonfinite"));
+  m_stopAtNonfinite->setStatusTip(tr("Stop at the first node that makes NaN or Inf from finite inputs"));
+  for (QAction* a : {toEnd, m_stopAtDivergence, m_stopAtNonfinite}) {
+    a->setCheckable(true);
+    stops->addAction(a);
+  }
+  toEnd->setChecked(true);
+  m_continue = addAction(tr("&Continue Comparison"), this, [this] { m_session->continueComparison(chosenStop()); });
+  m_continue->setObjectName(QStringLiteral("actionContinueComparison"));
+  m_continue->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
+  addSeparator();
   m_save = addAction(tr("&Save Comparison as CSV…"), this, &CompareMenu::saveCsv);
   m_save->setObjectName(QStringLiteral("actionSaveComparison"));
   connect(m_session, &SessionController::stateChanged, this, &CompareMenu::updateEnabled);
@@ -37,6 +60,13 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
 void CompareMenu::updateEnabled() {
   for (QAction* a : m_compareActions) a->setEnabled(m_session->canCompare());
   m_save->setEnabled(m_session->comparison() != nullptr);
+  m_continue->setEnabled(m_session->canContinueComparison());
+}
+
+torchir::CompareStop CompareMenu::chosenStop() const {
+  return m_stopAtDivergence->isChecked()  ? torchir::CompareStop::Divergence
+         : m_stopAtNonfinite->isChecked() ? torchir::CompareStop::Nonfinite
+                                          : torchir::CompareStop::None;
 }
 
 void CompareMenu::chooseFile(CompareRequest::Kind kind) {
@@ -45,7 +75,7 @@ void CompareMenu::chooseFile(CompareRequest::Kind kind) {
       parentWidget(), program ? tr("Compare with Program") : tr("Compare with Weights"), {},
       program ? tr("Exported programs (*.pt2 *.json);;All files (*)")
               : tr("Weights (*.safetensors *.pt *.pth *.bin);;All files (*)"));
-  if (!path.isEmpty()) m_session->compareWith({kind, torchir::DType::Float64, path});
+  if (!path.isEmpty()) m_session->compareWith({kind, torchir::DType::Float64, path, chosenStop()});
 }
 
 void CompareMenu::saveCsv() {

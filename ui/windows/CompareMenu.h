@@ -18,10 +18,14 @@ class CompareMenu : public QMenu {
   void updateEnabled();
   void chooseFile(CompareRequest::Kind kind);
   void saveCsv();
+  torchir::CompareStop chosenStop() const;
 
   SessionController* m_session;
   QList<QAction*> m_compareActions;
   QAction* m_save = nullptr;
+  QAction* m_continue = nullptr;
+  QAction* m_stopAtDivergence = nullptr;
+  QAction* m_stopAtNonfinite = nullptr;
 };
 
 }  // namespace torchir::ui

@@ -555,8 +555,10 @@ void MainWindow::showComparison() {
       break;
     }
   QString text = tr("Compared %1 nodes with %2: ").arg(c->nodes.size()).arg(c->reference);
-  text += first ? tr("the first divergence is at '%1'").arg(QString::fromStdString(p.node(first->a).name))
-                : tr("no node diverges");
+  const QString name = first ? QString::fromStdString(p.node(first->a).name) : QString();
+  text += !first                ? tr("no node diverges")
+          : first->makesNonfinite ? tr("the first NaN/Inf is made at '%1'").arg(name)
+                                  : tr("the first divergence is at '%1'").arg(name);
   if (!c->onlyInProgram.empty() || !c->onlyInReference.empty())
     text += tr("; %1 nodes only here, %2 only in the reference").arg(c->onlyInProgram.size()).arg(c->onlyInReference.size());
   statusBar()->showMessage(text);
