@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "../program/FixtureZoo.h"
+#include "CliProcess.h"
 #include "RunComparison.h"
 #include "compare/PairedRun.h"
 #include "program/ProgramLoader.h"
@@ -59,22 +60,7 @@ struct Shadowed {
   }
 };
 
-struct Ran {
-  int exitCode = -1;
-  QByteArray out, err;
-};
-
-Ran runCli(const QStringList& args) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("OMP_NUM_THREADS", "1");
-  p.setProcessEnvironment(env);
-  p.start(TORCHIR_CLI, args);
-  if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit) return {};
-  return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QString fixture(const char* name, const char* suffix) { return QString::fromStdString(fixturePath(name, suffix)); }
+Ran runCli(const QStringList& args) { return runTorchir(args); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "../program/FixtureZoo.h"
+#include "CliProcess.h"
 #include "RunComparison.h"
 
 using namespace torchir;
@@ -16,24 +17,9 @@ using namespace torchir::test;
 
 namespace {
 
-struct Ran {
-  int exitCode = -1;
-  QByteArray out, err;
-};
+/// `torchir run ARGS`.
+Ran torchirRun(const QStringList& args, const QString& threads = "1") { return runTorchir(QStringList{"run"} + args, threads); }
 
-/// `torchir run ARGS` with OMP_NUM_THREADS=`threads`; by default one intra-op thread, as the eager
-/// references were made: the same kernels then give the same bits.
-Ran torchirRun(const QStringList& args, const QString& threads = "1") {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("OMP_NUM_THREADS", threads);
-  p.setProcessEnvironment(env);
-  p.start(TORCHIR_CLI, QStringList{"run"} + args);
-  if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit) return {};
-  return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QString fixture(const char* name, const char* suffix) { return QString::fromStdString(fixturePath(name, suffix)); }
 
 }  // namespace
 
