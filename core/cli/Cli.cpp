@@ -16,7 +16,7 @@ const char* kUsage =
     "                   [--executors LIB.so] [--threads N] [--cast-weights]\n"
     "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json] [--verbose]\n"
     "       torchir compare A [B] [--against float64|float32|float16|bfloat16|cuda] [--weights F] [--weights-b F]\n"
-    "                       [--inputs F | --random-inputs SEED] [--tolerance T] [--json] [--csv F] [--threads N]\n"
+    "                       [--inputs F | --random-inputs SEED] [--inputs-b F] [--tolerance T] [--json] [--csv F] [--threads N]\n"
     "                       [--cast-weights]\n"
     "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
     "                      [--weights-as-nodes (dot only)]\n";
@@ -24,7 +24,7 @@ const char* kUsage =
 // Options that take a value; everything else starting with -- is a flag.
 const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
                                       "--save-outputs", "--stop-on", "--executors", "--threads", "--format",
-                                      "--expand", "--against", "--weights-b", "--tolerance", "--csv"};
+                                      "--expand", "--against", "--weights-b", "--inputs-b", "--tolerance", "--csv"};
 
 }  // namespace
 

@@ -74,16 +74,21 @@ void writeCsv(const std::string& path, const PairedRun& run, const Program& a, c
   if (!out) throw LoadError(path, "cannot be written");
 }
 
-/// The inputs both runs get: a file's, the archive's samples, or random ones of one seed.
-Diagnosis setInputs(const Args& args, const Program& a, Session& sa, Session& sb) {
+/// The inputs both runs get: a file's, the archive's samples, or random ones of one seed; the
+/// reference gets `--inputs-b`'s instead where given.
+Diagnosis setInputs(const Args& args, const Program& a, const Program& b, Session& sa, Session& sb) {
+  Diagnosis d;
   if (args.flag("--random-inputs") || (!args.flag("--inputs") && a.sampleInputs.empty())) {
     const std::uint64_t seed = std::stoull(args.option("--random-inputs", "0"));
-    Diagnosis d = sa.setRandomInputs(seed);
-    return d.ok() ? sb.setRandomInputs(seed) : d;
+    d = sa.setRandomInputs(seed);
+    if (d.ok() && !args.flag("--inputs-b")) d = sb.setRandomInputs(seed);
+  } else {
+    const auto inputs = args.flag("--inputs") ? readInputsFile(a, args.option("--inputs")) : a.sampleInputs;
+    d = sa.setInputs(inputs);
+    if (d.ok() && !args.flag("--inputs-b")) d = sb.setInputs(inputs);
   }
-  const auto inputs = args.flag("--inputs") ? readInputsFile(a, args.option("--inputs")) : a.sampleInputs;
-  Diagnosis d = sa.setInputs(inputs);
-  return d.ok() ? sb.setInputs(inputs) : d;
+  if (d.ok() && args.flag("--inputs-b")) d = sb.setInputs(readInputsFile(b, args.option("--inputs-b")));
+  return d;
 }
 
 }  // namespace
@@ -100,8 +105,10 @@ int compareCommand(const Args& args) {
     s.reference = "weights " + args.option("--weights-b");
   } else {
     s.b = s.a;
+    if (args.flag("--inputs-b")) s.reference = "inputs " + args.option("--inputs-b");
   }
-  if (against.empty() && s.b == s.a) s.bOptions.floatingAs = DType::Float64;
+  // The same program, weights and inputs: the reference is its float64 shadow.
+  if (against.empty() && s.b == s.a && !args.flag("--inputs-b")) s.bOptions.floatingAs = DType::Float64;
   if (!against.empty()) {
     if (against == "cuda" || against.rfind("cuda:", 0) == 0) {
       s.bOptions.device = against;
@@ -147,7 +154,7 @@ int compareCommand(const Args& args) {
   s.bOptions.castWeightsToExport = cast;
   auto sa = backend.createSession(*s.a, aOptions);
   auto sb = backend.createSession(*s.b, s.bOptions);
-  if (const Diagnosis d = setInputs(args, *s.a, *sa, *sb); !d.ok()) {
+  if (const Diagnosis d = setInputs(args, *s.a, *s.b, *sa, *sb); !d.ok()) {
     std::cerr << "error: " << s.a->source.path << ": " << d.message << "\n";
     return kBadInput;
   }

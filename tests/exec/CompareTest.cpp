@@ -257,6 +257,15 @@ class CompareTest : public QObject {
     QCOMPARE(halfCast.exitCode, 0);
     QVERIFY(QJsonDocument::fromJson(halfCast.out).object()["weights_of_other_dtype"].toArray()[0].toObject()["cast"].toBool());
 
+    // The same program on other inputs (x and -x): the first op that sees them differs.
+    const Ran inputs = runCli({"compare", fixture("cond_branch", ".pt2"), "--inputs", fixture("cond_branch", ".inputs.safetensors"),
+                               "--inputs-b", fixture("cond_branch", ".alt_inputs.safetensors"), "--json"});
+    QCOMPARE(inputs.exitCode, 1);
+    const QJsonObject in = QJsonDocument::fromJson(inputs.out).object();
+    QVERIFY(in["reference"].toString().startsWith("inputs "));
+    QVERIFY(!in["first_divergence"].isNull());
+    QCOMPARE(in["nodes"].toArray()[0].toObject()["max_rel"].toDouble(), 2.0);  // sum(x) against sum(-x)
+
     const Ran wrong = runCli({"compare", fixture("mlp", ".pt2"), "--against", "int8"});
     QCOMPARE(wrong.exitCode, 2);
     // cuda: compared where a GPU is, said and refused where none is

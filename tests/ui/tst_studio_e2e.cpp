@@ -243,6 +243,38 @@ class TestStudioEndToEnd : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
   }
 
+  // float16 weights for the float32 mlp: the window says which weights differ, the run fails at
+  // the op that mixes dtypes, the warning's link casts them, the run ends, and comparing it with
+  // the exported weights' run (the same file) shows what float16 weights cost.
+  void halfWeightsCastFromTheWarningThenCompared() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    const QString mlp = torchir::test::fixturePath("mlp", ".pt2");
+    window.open({mlp, torchir::test::fixturePath("mlp", ".half_weights.safetensors"), {},
+                 torchir::test::fixturePath("mlp", ".inputs.safetensors")});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    auto* banner = window.findChild<QLabel*>(QStringLiteral("loadErrorLabel"));
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral("4 weights have another dtype than the export")), qPrintable(banner->text()));
+    window.session()->continueRun();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
+    QCOMPARE(window.session()->diagnosis().kind, torchir::DiagnosisClass::DtypeMismatch);
+    QVERIFY(window.session()->diagnosis().explanation.find("--cast-weights") != std::string::npos);
+
+    Q_EMIT banner->linkActivated(QStringLiteral("cast"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.program() && window.program()->request.castWeights, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    window.session()->continueRun();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+
+    window.session()->compareWith({torchir::ui::CompareRequest::File, torchir::DType::Float64, mlp});
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() != nullptr, kTimeoutMs);
+    const auto comparison = window.session()->comparison();
+    QCOMPARE(comparison->nodes.size(), std::size_t{3});
+    for (const auto& c : comparison->nodes) QVERIFY(c.metrics.maxRel > 0 && c.metrics.maxRel < 1e-2);
+  }
+
   // A collapsed module takes the colour of its worst child: resnet18 against its float16 shadow.
   void collapsedModuleTakesItsWorstChildsColour() {
     MainWindow window;

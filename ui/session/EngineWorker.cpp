@@ -67,7 +67,9 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
   try {
     const torchir::AtenBackend& backend = torchir::atenBackend();  // dlopen, ~0.3-1 s the first time
     m_program = std::move(program);
-    m_session = backend.createSession(m_program->program);
+    torchir::SessionOptions options;
+    options.castWeightsToExport = m_program->request.castWeights;
+    m_session = backend.createSession(m_program->program, options);
     const QString description = chooseInputs();
     m_reportedUpTo = 0;
     m_restartPending = false;

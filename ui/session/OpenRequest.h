@@ -10,6 +10,9 @@ struct OpenRequest {
   QString weightsPath;    // .safetensors or a torch.save state dict, for IR JSON and meta exports
   QString constantsPath;  // .safetensors of lifted constants
   QString inputsPath;     // .safetensors of the user inputs (by name or input_<i>)
+  /// Weights whose data has another dtype than the export (float16 for a float32 program) are
+  /// cast to the export's when the run starts.
+  bool castWeights = false;
 };
 
 }  // namespace torchir::ui

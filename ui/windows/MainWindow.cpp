@@ -39,6 +39,7 @@
 #include "windows/CompareMenu.h"
 #include "windows/FxTablePane.h"
 #include "windows/ProgramStatusText.h"
+#include "program/WeightsFile.h"
 
 namespace torchir::ui {
 
@@ -111,6 +112,11 @@ void MainWindow::createCentralWidget() {
   m_errorLabel->hide();
   connect(m_errorLabel, &QLabel::linkActivated, this, [this](const QString& link) {
     if (link == QStringLiteral("weights")) chooseWeightsFile();
+    if (link == QStringLiteral("cast") && m_program) {
+      OpenRequest request = m_program->request;
+      request.castWeights = true;
+      open(request);
+    }
     m_errorLabel->hide();
   });
   layout->addWidget(m_errorLabel);
@@ -452,7 +458,10 @@ void MainWindow::startSession() {
 
 void MainWindow::showMissingData(const torchir::Program& program) {
   const auto missing = program.missingData();
-  if (missing.empty()) return;
+  if (missing.empty()) {
+    showWeightsOfOtherDtype(program);
+    return;
+  }
   QStringList names;
   for (std::size_t i = 0; i < missing.size() && i < 4; ++i) names << QString::fromStdString(missing[i]);
   if (missing.size() > 4) names << tr("… %1 more").arg(missing.size() - 4);
@@ -460,6 +469,19 @@ void MainWindow::showMissingData(const torchir::Program& program) {
                            "<a href=\"dismiss\">Dismiss</a>")
                             .arg(missing.size())
                             .arg(names.join(QStringLiteral(", ")).toHtmlEscaped()));
+  m_errorLabel->show();
+}
+
+void MainWindow::showWeightsOfOtherDtype(const torchir::Program& program) {
+  const auto other = torchir::weightsOfOtherDtype(program);
+  if (other.empty()) return;
+  const QString text = QString::fromStdString(torchir::describeWeightsOfOtherDtype(other));
+  if (m_program && m_program->request.castWeights) {
+    statusBar()->showMessage(tr("%1: cast to the export's dtypes").arg(text), 8000);
+    return;
+  }
+  m_errorLabel->setText(tr("%1 &nbsp;<a href=\"cast\">Cast to the export's dtypes</a> &nbsp;<a href=\"dismiss\">Dismiss</a>")
+                            .arg(text.toHtmlEscaped()));
   m_errorLabel->show();
 }
 

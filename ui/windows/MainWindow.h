@@ -87,6 +87,9 @@ class MainWindow : public QMainWindow {
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
   void showLoadError(const QString& path, const QString& problem);
   void showMissingData(const torchir::Program& program);
+  /// Weights of another dtype than the export's: which, and a link that reopens the program with
+  /// them cast to the export's dtypes.
+  void showWeightsOfOtherDtype(const torchir::Program& program);
 
   /// One place makes a node the selected one, so the graph, the table, the arguments panel and
   /// the run actions never disagree.
