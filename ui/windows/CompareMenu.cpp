@@ -50,6 +50,8 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
   m_continue->setObjectName(QStringLiteral("actionContinueComparison"));
   m_continue->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
   addSeparator();
+  m_worst = addAction(tr("W&orst Nodes First"), this, &CompareMenu::worstNodesRequested);
+  m_worst->setObjectName(QStringLiteral("actionWorstNodesFirst"));
   m_save = addAction(tr("&Save Comparison as CSV…"), this, &CompareMenu::saveCsv);
   m_save->setObjectName(QStringLiteral("actionSaveComparison"));
   connect(m_session, &SessionController::stateChanged, this, &CompareMenu::updateEnabled);
@@ -60,6 +62,7 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
 void CompareMenu::updateEnabled() {
   for (QAction* a : m_compareActions) a->setEnabled(m_session->canCompare());
   m_save->setEnabled(m_session->comparison() != nullptr);
+  m_worst->setEnabled(m_session->comparison() != nullptr);
   m_continue->setEnabled(m_session->canContinueComparison());
 }
 

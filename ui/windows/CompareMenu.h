@@ -14,6 +14,10 @@ class CompareMenu : public QMenu {
  public:
   CompareMenu(SessionController* session, QWidget* parent);
 
+ Q_SIGNALS:
+  /// Compare › Worst Nodes First: the table sorted by max rel, the worst first.
+  void worstNodesRequested();
+
  private:
   void updateEnabled();
   void chooseFile(CompareRequest::Kind kind);
@@ -23,6 +27,7 @@ class CompareMenu : public QMenu {
   SessionController* m_session;
   QList<QAction*> m_compareActions;
   QAction* m_save = nullptr;
+  QAction* m_worst = nullptr;
   QAction* m_continue = nullptr;
   QAction* m_stopAtDivergence = nullptr;
   QAction* m_stopAtNonfinite = nullptr;

@@ -141,6 +141,16 @@ void FxTablePane::sizeColumns() {
   }
 }
 
+void FxTablePane::sortByWorst() {
+  if (!m_model->comparison()) return;
+  m_view->sortByColumn(FxTableModel::MaxRel, Qt::DescendingOrder);
+  const QModelIndex top = m_filterModel->index(0, 0);
+  if (!top.isValid()) return;
+  const torchir::NodeId worst = m_filterModel->mapToSource(top).row();
+  selectNode(worst);
+  Q_EMIT nodeSelected(worst);  // the window's other views follow, as for a click
+}
+
 void FxTablePane::setComparison(ComparisonPtr comparison) {
   const bool shown = comparison != nullptr;
   m_model->setComparison(std::move(comparison));

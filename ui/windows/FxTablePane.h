@@ -29,6 +29,8 @@ class FxTablePane : public QWidget {
   /// Shows the comparison in the table's metric columns (hidden without one); the table sorts by
   /// any column, a metric's worst first.
   void setComparison(ComparisonPtr comparison);
+  /// Sorts by max rel, the worst node first, and selects it.
+  void sortByWorst();
   /// Makes the node's row current and visible; clears the filter when it hides the row. Emits nothing.
   void selectNode(torchir::NodeId node);
   /// Scrolls the node's row into the middle of the view, selecting nothing (where a run starts).

@@ -246,7 +246,9 @@ void MainWindow::createMenus() {
   runMenu->addAction(m_actions->stopOnNan());
   runMenu->addAction(m_actions->stopOnDtype());
   runMenu->addAction(m_actions->stopOnShape());
-  menuBar()->addMenu(new CompareMenu(m_session, this));
+  auto* compare = new CompareMenu(m_session, this);
+  menuBar()->addMenu(compare);
+  connect(compare, &CompareMenu::worstNodesRequested, this, [this] { m_table->sortByWorst(); });
 }
 
 void MainWindow::createStatusBar() {
