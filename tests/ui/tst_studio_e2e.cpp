@@ -25,6 +25,7 @@
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
+#include "windows/CompareMenu.h"
 #include "windows/MainWindow.h"
 
 using torchir::ui::MainWindow;
@@ -196,6 +197,15 @@ class TestStudioEndToEnd : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
     QVERIFY(!window.session()->comparison());
     QVERIFY(view->isColumnHidden(maxRel));
+
+    // A tolerance of the user's: at 0.5 the sub's 0.24 no longer diverges.
+    auto* menu = window.findChild<torchir::ui::CompareMenu*>(QStringLiteral("compareMenu"));
+    QVERIFY(menu);
+    menu->setTolerance(0.5);
+    compare->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() != nullptr, kTimeoutMs);
+    QCOMPARE(window.session()->comparison()->of(sub)->tolerance, 0.5);
+    for (const auto& c : window.session()->comparison()->nodes) QVERIFY(!c.diverges);
   }
 
   // The comparison's stops: at the first NaN (its backward slice marked in table and graph), and

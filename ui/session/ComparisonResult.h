@@ -17,6 +17,8 @@ struct CompareRequest {
   QString path;                                    // File: another program; Weights: a weights file
   /// Where the paired run stops (again: "next divergence"); None runs to the end.
   torchir::CompareStop stop = torchir::CompareStop::None;
+  /// Max relative difference a node may have; 0: by the run's dtype (torchir::defaultTolerance).
+  double tolerance = 0;
 };
 
 struct ComparisonResult {

@@ -247,8 +247,11 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     m_session->reset();
     m_reportedUpTo = 0;
     m_restartPending = true;
+    torchir::CompareOptions compareOptions;
+    compareOptions.tolerance = request.tolerance;
     reference->run = std::make_unique<torchir::PairedRun>(
-        *m_session, *reference->session, reference->program ? torchir::matchNodes(a, b) : torchir::identityMatching(a));
+        *m_session, *reference->session, reference->program ? torchir::matchNodes(a, b) : torchir::identityMatching(a),
+        compareOptions);
     m_reference = std::move(reference);
   } catch (const std::exception& e) {  // a LoadError of the other file too
     auto report = makeReport(generation);

@@ -5,6 +5,7 @@
 #include <QKeySequence>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMessageBox>
 
 namespace torchir::ui {
@@ -14,7 +15,7 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
   setObjectName(QStringLiteral("compareMenu"));
   auto shadow = [this](torchir::DType dtype, const QString& name, const QString& text) {
     QAction* a = addAction(text, this, [this, dtype] {
-      m_session->compareWith({CompareRequest::Dtype, dtype, {}, chosenStop()});
+      m_session->compareWith(request(CompareRequest::Dtype, dtype));
     });
     a->setObjectName(QStringLiteral("actionCompare") + name);
     a->setStatusTip(tr("Run again, each node compared with the same program at %1").arg(name.toLower()));
@@ -46,6 +47,9 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
     stops->addAction(a);
   }
   toEnd->setChecked(true);
+  m_tolerance = addAction(tr("&Tolerance: by dtype…"), this, &CompareMenu::chooseTolerance);
+  m_tolerance->setObjectName(QStringLiteral("actionCompareTolerance"));
+  m_tolerance->setStatusTip(tr("The max relative difference past which a node diverges (0: 1e-3 for float32, 1e-2 for float16, 5e-2 for bfloat16)"));
   m_continue = addAction(tr("&Continue Comparison"), this, [this] { m_session->continueComparison(chosenStop()); });
   m_continue->setObjectName(QStringLiteral("actionContinueComparison"));
   m_continue->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
@@ -66,6 +70,29 @@ void CompareMenu::updateEnabled() {
   m_continue->setEnabled(m_session->canContinueComparison());
 }
 
+CompareRequest CompareMenu::request(CompareRequest::Kind kind, torchir::DType dtype, const QString& path) const {
+  CompareRequest r;
+  r.kind = kind;
+  r.dtype = dtype;
+  r.path = path;
+  r.stop = chosenStop();
+  r.tolerance = m_toleranceValue;
+  return r;
+}
+
+void CompareMenu::chooseTolerance() {
+  bool ok = false;
+  const double t = QInputDialog::getDouble(parentWidget(), tr("Comparison Tolerance"),
+                                           tr("Max relative difference (0: by the run's dtype):"), m_toleranceValue, 0,
+                                           1e6, 12, &ok, Qt::WindowFlags(), 1e-4);
+  if (ok) setTolerance(t);
+}
+
+void CompareMenu::setTolerance(double tolerance) {
+  m_toleranceValue = tolerance > 0 ? tolerance : 0;
+  m_tolerance->setText(m_toleranceValue > 0 ? tr("&Tolerance: %1…").arg(m_toleranceValue, 0, 'g', 3) : tr("&Tolerance: by dtype…"));
+}
+
 torchir::CompareStop CompareMenu::chosenStop() const {
   return m_stopAtDivergence->isChecked()  ? torchir::CompareStop::Divergence
          : m_stopAtNonfinite->isChecked() ? torchir::CompareStop::Nonfinite
@@ -78,7 +105,7 @@ void CompareMenu::chooseFile(CompareRequest::Kind kind) {
       parentWidget(), program ? tr("Compare with Program") : tr("Compare with Weights"), {},
       program ? tr("Exported programs (*.pt2 *.json);;All files (*)")
               : tr("Weights (*.safetensors *.pt *.pth *.bin);;All files (*)"));
-  if (!path.isEmpty()) m_session->compareWith({kind, torchir::DType::Float64, path, chosenStop()});
+  if (!path.isEmpty()) m_session->compareWith(request(kind, torchir::DType::Float64, path));
 }
 
 void CompareMenu::saveCsv() {

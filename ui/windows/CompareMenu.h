@@ -13,6 +13,10 @@ class CompareMenu : public QMenu {
 
  public:
   CompareMenu(SessionController* session, QWidget* parent);
+  /// The max relative difference past which a node diverges in the next comparison; 0 (or less):
+  /// by the run's dtype. Compare › Tolerance… asks for it.
+  void setTolerance(double tolerance);
+  double tolerance() const { return m_toleranceValue; }
 
  Q_SIGNALS:
   /// Compare › Worst Nodes First: the table sorted by max rel, the worst first.
@@ -23,6 +27,10 @@ class CompareMenu : public QMenu {
   void chooseFile(CompareRequest::Kind kind);
   void saveCsv();
   torchir::CompareStop chosenStop() const;
+  /// The request for `kind` with the chosen stop and tolerance.
+  CompareRequest request(CompareRequest::Kind kind, torchir::DType dtype = torchir::DType::Float64,
+                         const QString& path = {}) const;
+  void chooseTolerance();
 
   SessionController* m_session;
   QList<QAction*> m_compareActions;
@@ -31,6 +39,8 @@ class CompareMenu : public QMenu {
   QAction* m_continue = nullptr;
   QAction* m_stopAtDivergence = nullptr;
   QAction* m_stopAtNonfinite = nullptr;
+  QAction* m_tolerance = nullptr;
+  double m_toleranceValue = 0;  // 0: by the run's dtype
 };
 
 }  // namespace torchir::ui
