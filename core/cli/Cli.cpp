@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "program/CompanionFiles.h"
 #include "program/LoadError.h"
 
 namespace torchir::cli {
@@ -45,7 +46,7 @@ const Program& loadForCommand(const std::string& path, const LoadOptions& option
   // Every program a command loads (compare loads two), held by a list that is never freed: leak
   // checkers find them through the static pointer, and the exit frees them all at once.
   static auto* const kept = new std::vector<const Program*>();
-  kept->push_back(new Program(loadProgram(path, options)));
+  kept->push_back(new Program(loadProgram(path, withCompanionFiles(path, options))));
   return *kept->back();
 }
 

@@ -18,7 +18,8 @@ struct Args {
   std::string option(const std::string& name, const std::string& fallback = "") const;
 };
 
-/// The program a command works on, kept until the process exits: the exit gives its memory back
+/// The program a command works on (an IR JSON with the weights and constants next to it, as the
+/// studio finds them: withCompanionFiles), kept until the process exits: the exit gives its memory back
 /// at once, where freeing a large program's nodes one by one costs a tenth of opening it.
 const Program& loadForCommand(const std::string& path, const LoadOptions& options = {});
 

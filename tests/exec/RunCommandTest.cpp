@@ -37,6 +37,18 @@ class RunCommandTest : public QObject {
     QCOMPARE(relativeError(ours.at("output_0"), eager.at("output_0")), 0.0);
   }
 
+  // An IR JSON carries no tensors: the weights next to it are found as the studio finds them.
+  void irJsonFindsItsWeightsBesideIt() {
+    QTemporaryDir dir;
+    const QString saved = dir.filePath("out.safetensors");
+    const Ran r = torchirRun({fixture("mlp", ".ir.json"), "--inputs", fixture("mlp", ".inputs.safetensors"),
+                              "--save-outputs", saved});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(relativeError(readSafetensors(saved.toStdString()).at("output_0"),
+                           readSafetensors(fixturePath("mlp", ".outputs.safetensors")).at("output_0")),
+             0.0);
+  }
+
   void threadsOptionSetsTheIntraOpThreads() {
     QTemporaryDir dir;
     const QString saved = dir.filePath("out.safetensors");
