@@ -311,6 +311,24 @@ class TestMainWindow : public QObject {
     QVERIFY2(banner->text().contains(QStringLiteral("Supply weights")), qPrintable(banner->text()));
   }
 
+  // A message longer than the window is wide wraps and is shown whole, without widening the window.
+  void longBannerWrapsAtTheWindowsWidth() {
+    MainWindow window;
+    window.resize(640, 700);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::programShown);
+    window.open({torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2")),
+                 torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".half_weights.safetensors")), {}, {}});
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
+    auto* banner = window.findChild<QLabel*>(QStringLiteral("loadErrorLabel"));
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral("another dtype")), qPrintable(banner->text()));
+    QTRY_VERIFY(banner->height() > 2 * banner->fontMetrics().height());  // more than one line
+    QVERIFY(banner->height() >= banner->heightForWidth(banner->width()));  // as many as the text needs
+    QVERIFY(banner->width() <= window.width());
+    QCOMPARE(window.width(), 640);
+  }
+
   void cleanupTestCase() { QSettings().clear(); }
 };
 

@@ -103,12 +103,13 @@ void MainWindow::createCentralWidget() {
   m_errorLabel = new QLabel(central);
   m_errorLabel->setObjectName(QStringLiteral("loadErrorLabel"));
   m_errorLabel->setTextFormat(Qt::RichText);
-  m_errorLabel->setWordWrap(false);
+  m_errorLabel->setWordWrap(true);  // shown whole: a long message wraps at the window's width
   m_errorLabel->setStyleSheet(QStringLiteral(
       "QLabel { background: #fdecea; color: #8a1c14; border: 1px solid #f5c2bd; border-radius: 3px;"
       " padding: 4px 8px; }"));
-  // Ignored: a long message must clip, not widen the window to fit itself.
-  m_errorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  // Ignored across: a long message must wrap, not widen the window to fit itself; its height is
+  // what the wrapped text needs at the window's width.
+  m_errorLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_errorLabel->hide();
   connect(m_errorLabel, &QLabel::linkActivated, this, [this](const QString& link) {
     if (link == QStringLiteral("weights")) chooseWeightsFile();
