@@ -218,8 +218,7 @@ class AtenSession final : public Session {
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     if (!m_runs[static_cast<std::size_t>(id)].executed || !k.doesWork() || k.problem())
       throw std::runtime_error("node '" + n.name + "' has not run");
-    std::vector<ValueId> named;  // NodeArgument::values, in order
-    for (const auto& a : n.inputs) named.insert(named.end(), a.values.begin(), a.values.end());
+    const std::vector<ValueId> named = valuesNamedBy(n);
     if (inputs.size() != named.size())
       throw std::runtime_error("node '" + n.name + "' names " + std::to_string(named.size()) + " values, " +
                                std::to_string(inputs.size()) + " were given");

@@ -8,6 +8,7 @@
 
 #include "Cli.h"
 #include "aten/AtenBackend.h"
+#include "compare/ComparisonCsv.h"
 #include "compare/PairedRun.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
@@ -23,13 +24,6 @@ constexpr std::size_t kWorstShown = 10;
 /// A metric for JSON: a number, or null where it is infinite or undefined (identical: SQNR +inf).
 Json metric(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
 
-std::string number(double x) {
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
 struct Sides {
   const Program* a = nullptr;
   const Program* b = nullptr;
@@ -37,7 +31,7 @@ struct Sides {
   std::string reference;  // what B is, in words: "float64", "cuda", "other.pt2", "weights w.safetensors"
 };
 
-Json comparisonJson(const PairedRun& run, const NodeComparison& c, const Program& a, const Program& b) {
+Json comparisonJson(const NodeComparison& c, const Program& a, const Program& b) {
   const TensorMetrics& m = c.metrics;
   Json j = {{"name", a.node(c.a).name},
             {"op", a.node(c.a).target},
@@ -56,21 +50,12 @@ Json comparisonJson(const PairedRun& run, const NodeComparison& c, const Program
             {"makes_nonfinite", c.makesNonfinite}};
   if (!m.problem.empty() || !c.problem.empty()) j["problem"] = c.problem.empty() ? m.problem : c.problem;
   if (!c.ownProblem.empty()) j["own_problem"] = c.ownProblem;
-  (void)run;
   return j;
 }
 
 void writeCsv(const std::string& path, const PairedRun& run, const Program& a, const Program& b) {
   std::ofstream out(path);
-  if (!out) throw LoadError(path, "cannot be written");
-  out << "name,op,b_name,max_abs,max_rel,mean_abs,cosine,sqnr_db,nonfinite_a,nonfinite_b,own_rel,diverges\n";
-  for (const NodeComparison& c : run.nodes()) {
-    const TensorMetrics& m = c.metrics;
-    out << a.node(c.a).name << ',' << a.node(c.a).target << ',' << b.node(c.b).name << ',' << m.maxAbs << ','
-        << m.maxRel << ',' << m.meanAbs << ',' << m.cosine << ',' << m.sqnrDb << ',' << m.nonfiniteA << ','
-        << m.nonfiniteB << ',' << (c.ownRel ? std::to_string(*c.ownRel) : std::string()) << ','
-        << (c.diverges ? "true" : "false") << '\n';
-  }
+  out << comparisonCsv(run.nodes(), a, b);
   if (!out) throw LoadError(path, "cannot be written");
 }
 
@@ -165,8 +150,8 @@ int compareCommand(const Args& args) {
   std::vector<const NodeComparison*> worst;
   for (const auto& c : run.nodes())
     if (c.problem.empty()) worst.push_back(&c);
-  auto score = [](const NodeComparison* c) { return c->metrics.comparable() ? c->metrics.maxRel : INFINITY; };
-  std::stable_sort(worst.begin(), worst.end(), [&](auto* x, auto* y) { return score(x) > score(y); });
+  std::stable_sort(worst.begin(), worst.end(),
+                   [](auto* x, auto* y) { return x->metrics.distance() > y->metrics.distance(); });
   bool diverged = false, nonfinite = false;
   for (const auto& c : run.nodes()) diverged = diverged || c.diverges, nonfinite = nonfinite || c.metrics.nonfiniteA > 0;
   const NodeComparison* first = run.firstDivergence();
@@ -178,10 +163,10 @@ int compareCommand(const Args& args) {
     j["reference"] = s.reference;
     j["status"] = std::string(stopReasonName(outcome.reason));
     j["nodes"] = Json::array();
-    for (const auto& c : run.nodes()) j["nodes"].push_back(comparisonJson(run, c, *s.a, *s.b));
-    j["first_divergence"] = first ? comparisonJson(run, *first, *s.a, *s.b) : Json(nullptr);
+    for (const auto& c : run.nodes()) j["nodes"].push_back(comparisonJson(c, *s.a, *s.b));
+    j["first_divergence"] = first ? comparisonJson(*first, *s.a, *s.b) : Json(nullptr);
     if (firstBad) {
-      Json bad = comparisonJson(run, *firstBad, *s.a, *s.b);
+      Json bad = comparisonJson(*firstBad, *s.a, *s.b);
       bad["slice"] = Json::array();
       for (NodeId n : run.backwardSlice(firstBad->a)) bad["slice"].push_back(s.a->node(n).name);
       j["first_nonfinite"] = bad;
@@ -201,8 +186,8 @@ int compareCommand(const Args& args) {
               << s.reference << "\n";
     auto describe = [&](const NodeComparison& c) {
       std::string text = "node '" + s.a->node(c.a).name + "' (" + s.a->node(c.a).target + "): max rel " +
-                         number(c.metrics.maxRel) + ", max abs " + number(c.metrics.maxAbs);
-      if (c.ownRel) text += ", own " + number(*c.ownRel);
+                         metricText(c.metrics.maxRel) + ", max abs " + metricText(c.metrics.maxAbs);
+      if (c.ownRel) text += ", own " + metricText(*c.ownRel);
       if (c.metrics.nonfiniteA) text += ", " + std::to_string(c.metrics.nonfiniteA) + " NaN/Inf";
       if (!c.metrics.comparable()) text += " (" + c.metrics.problem + ")";
       return text;
@@ -215,8 +200,8 @@ int compareCommand(const Args& args) {
       for (std::size_t i = 0; i < worst.size() && i < kWorstShown; ++i) {
         const NodeComparison& c = *worst[i];
         std::printf("%-28s %-30s %10s %10s %9s %9s %10s\n", s.a->node(c.a).name.c_str(), s.a->node(c.a).target.c_str(),
-                    number(c.metrics.maxRel).c_str(), number(c.metrics.maxAbs).c_str(), number(c.metrics.cosine).c_str(),
-                    number(c.metrics.sqnrDb).c_str(), c.ownRel ? number(*c.ownRel).c_str() : "-");
+                    metricText(c.metrics.maxRel).c_str(), metricText(c.metrics.maxAbs).c_str(), metricText(c.metrics.cosine).c_str(),
+                    metricText(c.metrics.sqnrDb).c_str(), c.ownRel ? metricText(*c.ownRel).c_str() : "-");
       }
     }
     auto list = [](const char* what, const std::vector<NodeId>& nodes, const Program& p) {

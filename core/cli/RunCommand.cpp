@@ -15,12 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string shapeText(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 Json diagnosisJson(const Diagnosis& d) {
   Json args = Json::array();
   for (const auto& a : d.arguments)
@@ -122,7 +116,7 @@ int runCommand(const Args& args) {
                     {"us", r.microseconds}};
       if (!json)
         std::printf("%5s  %-28s %-36s %-9s %-20s %9.1f us\n", index.c_str(), name.c_str(), op.c_str(),
-                    std::string(dtypeName(out.dtype)).c_str(), shapeText(out.sizes).c_str(), r.microseconds);
+                    std::string(dtypeName(out.dtype)).c_str(), sizesText(out.sizes).c_str(), r.microseconds);
       return entry;
     };
     for (const auto& n : program.nodes) {
@@ -167,7 +161,7 @@ int runCommand(const Args& args) {
     std::cout << out.dump(2) << "\n";
   } else if (ok) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << shapeText(outputs[i].sizes) << "\n";
+      std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << sizesText(outputs[i].sizes) << "\n";
   } else if (!outcome.diagnosis.ok()) {
     printDiagnosis(outcome.diagnosis, args.flag("--verbose"));
   }

@@ -15,8 +15,6 @@ std::string innermostModule(const Node& n) {
 
 }  // namespace
 
-bool isOpNode(const Node& n) { return n.opcode == Opcode::CallFunction && !isGetItem(n); }
-
 NodeMatching identityMatching(const Program& p) {
   NodeMatching m;
   m.bOf.resize(p.nodes.size(), kNone);

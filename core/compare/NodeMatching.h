@@ -11,9 +11,6 @@ struct NodeMatching {
   std::vector<NodeId> unmatchedA, unmatchedB;  // op nodes only one side has, in program order
 };
 
-/// The nodes that do an op (not placeholders, getitems, get_attrs or the output): what is matched.
-bool isOpNode(const Node& n);
-
 /// The same program on both sides: every node stands for itself.
 NodeMatching identityMatching(const Program& p);
 

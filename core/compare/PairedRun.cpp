@@ -1,25 +1,9 @@
 #include "PairedRun.h"
 
 #include <cmath>
-#include <cstdio>
 #include <exception>
 
 namespace torchir {
-namespace {
-
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-std::vector<ValueId> namedValues(const Node& n) {
-  std::vector<ValueId> out;
-  for (const NodeArgument& a : n.inputs) out.insert(out.end(), a.values.begin(), a.values.end());
-  return out;
-}
-
-}  // namespace
 
 double defaultTolerance(DType d) {
   switch (d) {
@@ -67,11 +51,11 @@ class PairedRun::Observer final : public RunObserver {
       why.message = c->metrics.nonfiniteApart > 0
                         ? "output '" + out.name + "' has " + std::to_string(c->metrics.nonfiniteApart) +
                               " NaN or Inf values where the reference has others"
-                        : "output '" + out.name + "' differs from the reference by " + number(c->metrics.maxRel) +
-                              " (max relative; tolerance " + number(c->tolerance) + ")";
+                        : "output '" + out.name + "' differs from the reference by " + metricText(c->metrics.maxRel) +
+                              " (max relative; tolerance " + metricText(c->tolerance) + ")";
       const bool own = c->ownRel && *c->ownRel > c->tolerance;
       why.explanation = own ? "Run on this run's own inputs in the reference's setting, the op is off by " +
-                                  number(*c->ownRel) + ": the error is the op's own, not inherited."
+                                  metricText(*c->ownRel) + ": the error is the op's own, not inherited."
                             : "Its inputs agree with the reference's within the tolerance: the difference starts "
                               "here, from rounding the op amplifies (a cancellation, an overflow).";
     }
@@ -123,7 +107,7 @@ std::vector<NodeId> PairedRun::backwardSlice(NodeId node) const {
   while (!work.empty()) {
     const Node& n = p.node(work.back());
     work.pop_back();
-    for (ValueId v : namedValues(n)) {
+    for (ValueId v : valuesNamedBy(n)) {
       const NodeId producer = p.value(v).producer;
       if (producer == kNone || in[static_cast<std::size_t>(producer)]) continue;
       in[static_cast<std::size_t>(producer)] = true;
@@ -137,13 +121,13 @@ std::vector<NodeId> PairedRun::backwardSlice(NodeId node) const {
 }
 
 bool PairedRun::inputsDiverged(const Node& na) const {
-  for (ValueId v : namedValues(na))
+  for (ValueId v : valuesNamedBy(na))
     if (m_valueDiverged[static_cast<std::size_t>(v)]) return true;
   return false;
 }
 
 bool PairedRun::inputsFinite(const Node& na) {
-  for (ValueId v : namedValues(na)) {
+  for (ValueId v : valuesNamedBy(na)) {
     int8_t& finite = m_valueFinite[static_cast<std::size_t>(v)];
     if (finite < 0) {
       const auto t = m_a.tensorView(v);
@@ -199,7 +183,7 @@ void PairedRun::compareNode(NodeId ia) {
     nonfiniteB += m.nonfiniteB;
     apart += m.nonfiniteApart;
     m_valueFinite[static_cast<std::size_t>(na.outputs[i])] = m.nonfiniteA == 0;
-    const double score = m.comparable() && m.nonfiniteApart == 0 ? m.maxRel : INFINITY;
+    const double score = m.distance();
     if (score > worst) {
       worst = score;
       c.output = static_cast<int>(i);
@@ -227,8 +211,8 @@ void PairedRun::compareNode(NodeId ia) {
 
 std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output, const TensorData& outA,
                                           std::string& problem) {
-  const std::vector<ValueId> fromA = namedValues(na);
-  if (fromA.size() != namedValues(m_b.program().node(ib)).size()) {
+  const std::vector<ValueId> fromA = valuesNamedBy(na);
+  if (fromA.size() != valuesNamedBy(m_b.program().node(ib)).size()) {
     problem = "its arguments differ from the reference node's";
     return std::nullopt;
   }

@@ -1,6 +1,7 @@
 #include "TensorMetrics.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -90,16 +91,20 @@ void accumulate(const std::byte* x, const std::byte* y, int64_t n, TensorMetrics
   }
 }
 
-std::string shapeText(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 }  // namespace
 
+double TensorMetrics::distance() const {
+  return comparable() && nonfiniteApart == 0 ? maxRel : std::numeric_limits<double>::infinity();
+}
+
+std::string metricText(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);  // inf and nan as such
+  return buf;
+}
+
 TensorData differenceOf(const TensorData& a, const TensorData& b) {
-  if (a.sizes != b.sizes) throw std::invalid_argument("shapes differ: " + shapeText(a.sizes) + " and " + shapeText(b.sizes));
+  if (a.sizes != b.sizes) throw std::invalid_argument("shapes differ: " + sizesText(a.sizes) + " and " + sizesText(b.sizes));
   if (!withReader(a.dtype, [](auto) {}) || !withReader(b.dtype, [](auto) {}))
     throw std::invalid_argument("cannot subtract " + std::string(dtypeName(b.dtype)) + " from " + std::string(dtypeName(a.dtype)));
   const Elements x(a), y(b);
@@ -134,7 +139,7 @@ int64_t countNonfinite(const TensorData& t) {
 TensorMetrics compareTensors(const TensorData& a, const TensorData& b) {
   TensorMetrics m;
   if (a.sizes != b.sizes) {
-    m.problem = "shapes differ: " + shapeText(a.sizes) + " and " + shapeText(b.sizes);
+    m.problem = "shapes differ: " + sizesText(a.sizes) + " and " + sizesText(b.sizes);
     return m;
   }
   const int64_t n = a.numel();

@@ -22,7 +22,13 @@ struct TensorMetrics {
   /// Why the two cannot be compared ("shapes differ: [2, 3] and [3, 2]"); empty when they can.
   std::string problem;
   bool comparable() const { return problem.empty(); }
+  /// What ranks a difference: max rel, infinite where the two cannot be compared or disagree
+  /// about NaN/Inf (worse than any number).
+  double distance() const;
 };
+
+/// A metric as the tables show it: three significant digits ("0.242", "1.2e-07", "inf").
+std::string metricText(double x);
 
 TensorMetrics compareTensors(const TensorData& a, const TensorData& b);
 

@@ -18,10 +18,7 @@ NodeId drawnOp(const Program& p, NodeId n) {
   return n;
 }
 
-bool ViewGraph::isOpBox(NodeId n) const {
-  const Node& node = m_program.node(n);
-  return node.opcode == Opcode::CallFunction && !isGetItem(node);
-}
+bool ViewGraph::isOpBox(NodeId n) const { return isOpNode(m_program.node(n)); }
 
 namespace {
 

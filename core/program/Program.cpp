@@ -2,6 +2,12 @@
 
 namespace torchir {
 
+std::vector<ValueId> valuesNamedBy(const Node& n) {
+  std::vector<ValueId> out;
+  for (const NodeArgument& a : n.inputs) out.insert(out.end(), a.values.begin(), a.values.end());
+  return out;
+}
+
 const std::string& Node::stackTraceText() const {
   static const std::string none;
   return stackTrace ? *stackTrace : none;

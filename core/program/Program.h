@@ -82,6 +82,11 @@ struct Node {
 /// pytorch-ir's (an op of its own, on the producer's outputs).
 constexpr std::string_view kGetItemTarget = "<built-in function getitem>";
 inline bool isGetItem(const Node& n) { return n.opcode == Opcode::CallFunction && n.target == kGetItemTarget; }
+/// A node that does an op (not a placeholder, getitem, get_attr or the output): what the graph
+/// draws as a box and a comparison matches.
+inline bool isOpNode(const Node& n) { return n.opcode == Opcode::CallFunction && !isGetItem(n); }
+/// The values a node's arguments name, argument after argument (NodeArgument::values in order).
+std::vector<ValueId> valuesNamedBy(const Node& n);
 
 /// One module of the `nn_module_stack` hierarchy; index 0 is the root (path "").
 struct Module {

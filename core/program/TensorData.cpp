@@ -5,6 +5,12 @@
 
 namespace torchir {
 
+std::string sizesText(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
 int64_t TensorData::numel() const {
   int64_t n = 1;
   for (auto s : sizes) n *= s;

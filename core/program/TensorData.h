@@ -19,6 +19,9 @@ struct Storage {
 };
 
 /// A strided view on a storage, torch's model without torch: weights and sample inputs.
+/// "[2, 3]": sizes as messages and tables show them.
+std::string sizesText(const std::vector<int64_t>& sizes);
+
 struct TensorData {
   DType dtype = DType::Unknown;
   std::vector<int64_t> sizes;

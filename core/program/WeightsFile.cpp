@@ -21,11 +21,7 @@ TensorMap readWeightsFile(const std::string& path) {
 }
 
 namespace {
-std::string describe(DType dtype, const std::vector<int64_t>& shape) {
-  std::string s = std::string(dtypeName(dtype)) + "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+std::string describe(DType dtype, const std::vector<int64_t>& shape) { return std::string(dtypeName(dtype)) + sizesText(shape); }
 }  // namespace
 
 void supplyWeights(Program& p, const std::string& path) {

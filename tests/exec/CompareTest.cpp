@@ -230,6 +230,7 @@ class CompareTest : public QObject {
     const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 5);
     QVERIFY(lines[0].startsWith("name,op,b_name,max_abs,max_rel"));
+    QVERIFY2(lines[3].startsWith("sub,aten.sub.Tensor,sub,") && lines[3].contains(",true,"), lines[3].constData());
 
     const Ran healthy = runCli({"compare", fixture("mlp", ".pt2"), "--inputs", fixture("mlp", ".inputs.safetensors")});
     QCOMPARE(healthy.exitCode, 0);

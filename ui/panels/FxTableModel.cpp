@@ -148,15 +148,12 @@ int FxTableModel::columnCount(const QModelIndex& parent) const { return parent.i
 
 namespace {
 
-QString metricText(double x) {
-  if (std::isinf(x)) return x > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
-  return QString::number(x, 'g', 3);
-}
+QString metricText(double x) { return QString::fromStdString(torchir::metricText(x)); }
 
 /// A metric of the comparison's node as a number, for sorting; nullopt when there is none.
 std::optional<double> metricOf(const torchir::NodeComparison& c, int column) {
   switch (column) {
-    case FxTableModel::MaxRel: return c.metrics.comparable() && c.metrics.nonfiniteApart == 0 ? c.metrics.maxRel : INFINITY;
+    case FxTableModel::MaxRel: return c.metrics.distance();
     case FxTableModel::MaxAbs: return c.metrics.maxAbs;
     case FxTableModel::Cosine: return c.metrics.cosine;
     case FxTableModel::Sqnr: return c.metrics.sqnrDb;

@@ -23,6 +23,8 @@ struct CompareRequest {
 
 struct ComparisonResult {
   QString reference;  // "float64", "other.pt2", "weights w.safetensors"
+  /// The reference run's program: this one (a shadow) or another file's; what NodeComparison::b names.
+  std::shared_ptr<const torchir::Program> referenceProgram;
   std::vector<torchir::NodeComparison> nodes;  // in the order the run made them
   std::vector<int32_t> indexOf;                // per node of the program: its entry in `nodes`, or -1
   std::vector<std::string> onlyInProgram, onlyInReference;  // node names
@@ -39,8 +41,5 @@ struct ComparisonResult {
   }
 };
 using ComparisonPtr = std::shared_ptr<const ComparisonResult>;
-
-/// The per-node table as `torchir compare --csv` writes it.
-QString comparisonCsv(const ComparisonResult& c, const torchir::Program& program);
 
 }  // namespace torchir::ui

@@ -226,21 +226,22 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     const std::string path = QFile::encodeName(request.path).toStdString();
     switch (request.kind) {
       case CompareRequest::Dtype:
+        reference->program = std::shared_ptr<const torchir::Program>(m_program, &m_program->program);
         options.floatingAs = request.dtype;
         reference->description = QString::fromUtf8(torchir::dtypeName(request.dtype).data());
         break;
       case CompareRequest::File:
-        reference->program = std::make_unique<torchir::Program>(torchir::loadProgram(path));
+        reference->program = std::make_shared<torchir::Program>(torchir::loadProgram(path));
         reference->description = QFileInfo(request.path).fileName();
         break;
       case CompareRequest::Weights:
-        reference->program = std::make_unique<torchir::Program>(torchir::loadProgram(
+        reference->program = std::make_shared<torchir::Program>(torchir::loadProgram(
             QFile::encodeName(m_program->request.path).toStdString(),
             {path, QFile::encodeName(m_program->request.constantsPath).toStdString()}));
         reference->description = QStringLiteral("weights %1").arg(QFileInfo(request.path).fileName());
         break;
     }
-    const torchir::Program& b = reference->program ? *reference->program : a;
+    const torchir::Program& b = *reference->program;
     reference->session = torchir::atenBackend().createSession(b, options);
     const torchir::Diagnosis in = m_inputs ? reference->session->setInputs(*m_inputs) : reference->session->setRandomInputs(0);
     if (!in.ok()) throw std::runtime_error("the reference run's inputs: " + in.message);
@@ -250,7 +251,7 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     torchir::CompareOptions compareOptions;
     compareOptions.tolerance = request.tolerance;
     reference->run = std::make_unique<torchir::PairedRun>(
-        *m_session, *reference->session, reference->program ? torchir::matchNodes(a, b) : torchir::identityMatching(a),
+        *m_session, *reference->session, &b == &a ? torchir::identityMatching(a) : torchir::matchNodes(a, b),
         compareOptions);
     m_reference = std::move(reference);
   } catch (const std::exception& e) {  // a LoadError of the other file too
@@ -302,9 +303,10 @@ ComparisonPtr EngineWorker::comparisonSoFar() const {
   if (!m_reference) return nullptr;
   const torchir::PairedRun& run = *m_reference->run;
   const torchir::Program& a = m_program->program;
-  const torchir::Program& b = m_reference->program ? *m_reference->program : a;
+  const torchir::Program& b = *m_reference->program;
   auto result = std::make_shared<ComparisonResult>();
   result->reference = m_reference->description;
+  result->referenceProgram = m_reference->program;
   result->nodes = run.nodes();
   result->indexOf.assign(a.nodes.size(), -1);
   for (std::size_t i = 0; i < result->nodes.size(); ++i)
@@ -327,7 +329,7 @@ void EngineWorker::fetchCompared(quint64 generation, torchir::NodeId node) {
     Q_EMIT comparedUnavailable(generation, node, QStringLiteral("the node was not compared"));
     return;
   }
-  const torchir::Program& b = m_reference->program ? *m_reference->program : m_program->program;
+  const torchir::Program& b = *m_reference->program;
   const auto output = static_cast<std::size_t>(c->output);
   const torchir::ValueId va = m_program->program.node(c->a).outputs.at(output);
   const torchir::ValueId vb = b.node(c->b).outputs.at(output);

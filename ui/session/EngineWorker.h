@@ -106,7 +106,7 @@ class EngineWorker : public QObject {
   /// The last comparison's reference run, kept for its tensors until the run starts anew.
   struct Reference {
     QString description;
-    std::unique_ptr<const torchir::Program> program;  // when it is not this program
+    std::shared_ptr<const torchir::Program> program;  // the reference's: this one, or another file's
     std::unique_ptr<torchir::Session> session;
     std::unique_ptr<torchir::PairedRun> run;          // with m_session, to go on after a stop
   };

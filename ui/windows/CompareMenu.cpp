@@ -8,6 +8,8 @@
 #include <QInputDialog>
 #include <QMessageBox>
 
+#include "compare/ComparisonCsv.h"
+
 namespace torchir::ui {
 
 CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
@@ -116,7 +118,7 @@ void CompareMenu::saveCsv() {
   if (path.isEmpty()) return;
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-      f.write(comparisonCsv(*c, m_session->program()->program).toUtf8()) < 0)
+      f.write(QByteArray::fromStdString(torchir::comparisonCsv(c->nodes, m_session->program()->program, *c->referenceProgram))) < 0)
     QMessageBox::warning(parentWidget(), tr("Save Comparison"), tr("Cannot write %1").arg(QFileInfo(path).fileName()));
 }
 
