@@ -26,6 +26,15 @@ const QCommandLineOption kInputsOption(
     QStringLiteral("inputs"), QStringLiteral("Inputs to run with (.safetensors, by input name or input_<i>)."),
     QStringLiteral("FILE"));
 
+/// The demo program: installed beside the binary (../share/torchir-studio/demo/), else the copy the
+/// run script puts in the build folder.
+QString demoProgramPath() {
+  const QString installed =
+      QCoreApplication::applicationDirPath() + QStringLiteral("/../share/torchir-studio/demo/demo.pt2");
+  return QFileInfo::exists(installed) ? QFileInfo(installed).canonicalFilePath()
+                                      : QStringLiteral(TORCHIR_STUDIO_DEMO_PROGRAM);
+}
+
 void setUpApplication(QCommandLineParser& parser) {
   torchir::ui::applyApplicationIdentity();
   QCoreApplication::setApplicationVersion(QStringLiteral(TORCHIR_STUDIO_VERSION));
@@ -77,7 +86,7 @@ int main(int argc, char** argv) {
   window.show();
 
   if (file.isEmpty()) {
-    file = QStringLiteral(TORCHIR_STUDIO_DEMO_PROGRAM);
+    file = demoProgramPath();
     if (!QFileInfo::exists(file)) {
       window.showHint(QStringLiteral("No demo program at %1 — open a .pt2 with File › Open (Ctrl+O).").arg(file));
       file.clear();

@@ -1,32 +1,120 @@
+// The command line: each command and its options declared once (kCommands), parsed by CLI11,
+// handed to the command as Args.
 #include "Cli.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
-#include <set>
 #include <vector>
 
 #include "program/CompanionFiles.h"
 #include "program/LoadError.h"
+#include "program/OneLine.h"
 
 namespace torchir::cli {
 namespace {
 
-const char* kUsage =
-    "usage: torchir info FILE [--json] [--weights F] [--constants F]\n"
-    "       torchir table FILE [--json]\n"
-    "       torchir convert FILE.pt2 -o IR.json\n"
-    "       torchir run FILE [--weights F] [--constants F] [--inputs F.safetensors] [--random-inputs SEED]\n"
-    "                   [--executors LIB.so] [--threads N] [--cast-weights]\n"
-    "                   [--save-outputs F.safetensors] [--trace] [--stop-on nan|dtype|shape] [--json] [--verbose]\n"
-    "       torchir compare A [B] [--against float64|float32|float16|bfloat16|cuda] [--weights F] [--weights-b F]\n"
-    "                       [--inputs F | --random-inputs SEED] [--inputs-b F] [--tolerance T] [--json] [--csv F] [--threads N]\n"
-    "                       [--cast-weights]\n"
-    "       torchir layout FILE [--format svg|json|dot] [-o OUT] [--expand all|DEPTH|MODULE[,MODULE...]]\n"
-    "                      [--weights-as-nodes (dot only)]\n";
+struct OptionSpec {
+  const char* names;  // CLI11's "-o,--output"; the last name is the one commands ask for
+  const char* value;  // what it takes ("F.safetensors"); nullptr for a flag
+  const char* help;
+  bool repeatable = false;
+};
 
-// Options that take a value; everything else starting with -- is a flag.
-const std::set<std::string> kValued = {"--weights", "--constants", "-o", "--output", "--inputs", "--random-inputs",
-                                      "--save-outputs", "--stop-on", "--executors", "--threads", "--format",
-                                      "--expand", "--against", "--weights-b", "--inputs-b", "--tolerance", "--csv"};
+struct CommandSpec {
+  const char* verb;
+  const char* help;
+  const char* files;  // what the positional files are, as help shows them
+  int maxFiles;
+  int (*run)(const Args&);
+  std::vector<OptionSpec> options;
+};
+
+const char* kProgramFile = "the program: a .pt2, or an IR JSON (its weights found next to it)";
+const OptionSpec kWeights{"--weights", "F", "weights: a .safetensors file or a torch.save state dict"};
+const OptionSpec kConstants{"--constants", "F", "lifted tensor constants (.safetensors)"};
+const OptionSpec kInputs{"--inputs", "F.safetensors", "inputs, by input name or as input_0, input_1, ..."};
+const OptionSpec kRandomInputs{"--random-inputs", "SEED", "random inputs of the exported shapes and dtypes"};
+const OptionSpec kThreads{"--threads", "N", "intra-op threads (eager's bits at eager's count)"};
+const OptionSpec kCastWeights{"--cast-weights", nullptr, "cast weights of another dtype to the export's"};
+const OptionSpec kJson{"--json", nullptr, "machine-readable output"};
+
+const std::vector<CommandSpec> kCommands = {
+    {"info", "format, versions, counts, parameters, op histogram, weights without data", kProgramFile, 1, infoCommand,
+     {kJson, kWeights, kConstants}},
+    {"table", "the FX table (opcode, name, target, args, kwargs) as print_tabular prints it", kProgramFile, 1,
+     tableCommand, {kJson}},
+    {"convert", "the IR JSON pytorch-ir writes for the same program", "the program (.pt2)", 1, convertCommand,
+     {{"-o,--output", "IR.json", "where to write it"}}},
+    {"run", "run the program node by node; a failing node prints its diagnosis (exit 1)", kProgramFile, 1, runCommand,
+     {kWeights, kConstants, kInputs, kRandomInputs,
+      {"--executors", "LIB.so", "load executors for custom ops"},
+      kThreads, kCastWeights,
+      {"--save-outputs", "F.safetensors", "save the outputs as output_0, output_1, ..."},
+      {"--expect", "F.safetensors", "check the outputs against output_<i> of F bit for bit (exit 1 when one differs)"},
+      {"--trace", nullptr, "each node's output dtype, shape and time"},
+      {"--stop-on", "nan|dtype|shape", "stop at the first NaN/Inf, or dtype or shape that differs from the export"},
+      kJson,
+      {"--verbose", nullptr, "libtorch's whole message where a node fails"}}},
+    {"compare", "run A in lockstep with a reference; the first divergence, the first NaN/Inf, the worst nodes",
+     "the program, then the reference program if it is another (an older export, say)", 2, compareCommand,
+     {{"--against", "float64|float32|float16|bfloat16|cuda", "the reference (default float64)"},
+      kWeights,
+      {"--weights-b", "F", "other weights for the reference"},
+      kConstants, kInputs, kRandomInputs,
+      {"--inputs-b", "F.safetensors", "other inputs for the reference"},
+      {"--tolerance", "T", "max rel past which a node diverges"},
+      kJson,
+      {"--csv", "F", "write the per-node table"},
+      kThreads, kCastWeights}},
+    {"layout", "the graph laid out with Graphviz", kProgramFile, 1, layoutCommand,
+     {{"--format", "svg|json|dot", "what to write (default svg)"},
+      {"-o,--output", "OUT", "where to write it (default: standard output)"},
+      {"--expand", "all|DEPTH|MODULE[,MODULE...]", "modules to show open (repeatable)", true},
+      {"--weights-as-nodes", nullptr, "weights as nodes of their own (dot only)"}}},
+};
+
+const char* kFooter =
+    "Exit codes: 0 success, 1 the program itself is at fault, 2 unusable input or usage.\n"
+    "FILE is a .pt2 or an IR JSON (its weights and constants found next to it).\n"
+    "torchir help COMMAND (or torchir COMMAND --help) shows a command's options.";
+
+/// The option's name as commands ask for it: the last of its names ("--output" of "-o,--output").
+std::string canonicalName(const char* names) {
+  const std::string all = names;
+  return all.substr(all.rfind(',') + 1);
+}
+
+/// The commands, their options bound to `values` (one list per option, in kCommands order).
+void declare(CLI::App& app, std::vector<std::vector<std::string>>& files,
+             std::vector<std::vector<std::vector<std::string>>>& values, std::vector<std::vector<bool>>& flags) {
+  app.set_version_flag("--version", std::string("torchir ") + TORCHIR_VERSION + " (libtorch " + TORCHIR_TORCH_VERSION + ")");
+  app.footer(kFooter);
+  app.require_subcommand(0, 1);
+  files.resize(kCommands.size());
+  values.resize(kCommands.size());
+  flags.resize(kCommands.size());
+  for (std::size_t c = 0; c < kCommands.size(); ++c) {
+    const CommandSpec& spec = kCommands[c];
+    CLI::App* sub = app.add_subcommand(spec.verb, spec.help);
+    sub->footer(kFooter);
+    sub->add_option(spec.maxFiles > 1 ? "FILES" : "FILE", files[c], spec.files)
+        ->required()
+        ->expected(1, spec.maxFiles)
+        ->type_name("");
+    values[c].resize(spec.options.size());
+    flags[c].resize(spec.options.size());
+    for (std::size_t o = 0; o < spec.options.size(); ++o) {
+      const OptionSpec& option = spec.options[o];
+      if (!option.value) {
+        sub->add_flag_function(
+            option.names, [&flags, c, o](std::int64_t) { flags[c][o] = true; }, option.help);
+        continue;
+      }
+      CLI::Option* added = sub->add_option(option.names, values[c][o], option.help)->type_name(option.value);
+      if (!option.repeatable) added->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+}
 
 }  // namespace
 
@@ -51,40 +139,59 @@ const Program& loadForCommand(const std::string& path, const LoadOptions& option
 }
 
 int run(int argc, char** argv) {
-  Args args;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+  CLI::App app{"torchir: inspect, run and compare PyTorch exported programs (.pt2, pytorch-ir JSON)", "torchir"};
+  std::vector<std::vector<std::string>> files;
+  std::vector<std::vector<std::vector<std::string>>> values;
+  std::vector<std::vector<bool>> flags;
+  declare(app, files, values, flags);
+  std::vector<std::string> topic;
+  app.add_subcommand("help", "a command's options: torchir help COMMAND")
+      ->add_option("command", topic, "the command")
+      ->expected(0, 1)
+      ->type_name("");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed, success
+    std::cerr << "error: " << e.what() << "\n";
+    for (const CLI::App* sub : app.get_subcommands())
+      std::cerr << "usage: see torchir help " << sub->get_name() << "\n";
+    if (app.get_subcommands().empty()) std::cerr << "usage: see torchir --help\n";
+    return kBadInput;
+  }
+
+  if (CLI::App* help = app.get_subcommand("help"); help->parsed()) {
+    if (topic.empty()) {
+      std::cout << app.help();
       return kOk;
     }
-    if (a.rfind("-", 0) == 0 && a.size() > 1) {
-      if (kValued.count(a)) {
-        if (i + 1 >= argc) {
-          std::cerr << "error: " << a << " needs a value\n" << kUsage;
-          return kBadInput;
-        }
-        args.options.emplace_back(a, argv[++i]);
-      } else {
-        args.options.emplace_back(a, "");
-      }
-    } else if (args.verb.empty()) {
-      args.verb = a;
-    } else {
-      args.positional.push_back(a);
+    try {
+      std::cout << app.get_subcommand(topic.front())->help("torchir");
+      return kOk;
+    } catch (const CLI::OptionNotFound&) {
+      std::cerr << "error: no command '" << topic.front() << "' (torchir --help lists them)\n";
+      return kBadInput;
     }
   }
-  if (args.positional.empty() || args.positional.size() > (args.verb == "compare" ? 2u : 1u)) {
-    std::cerr << kUsage;
+  Args args;
+  const CommandSpec* command = nullptr;
+  for (std::size_t c = 0; c < kCommands.size(); ++c) {
+    if (!app.get_subcommand(kCommands[c].verb)->parsed()) continue;
+    command = &kCommands[c];
+    args.verb = command->verb;
+    args.positional = files[c];
+    for (std::size_t o = 0; o < command->options.size(); ++o) {
+      const std::string name = canonicalName(command->options[o].names);
+      if (flags[c][o]) args.options.emplace_back(name, "");
+      for (const std::string& v : values[c][o]) args.options.emplace_back(name, v);
+    }
+  }
+  if (!command) {
+    std::cerr << app.help();
     return kBadInput;
   }
   try {
-    if (args.verb == "info") return infoCommand(args);
-    if (args.verb == "table") return tableCommand(args);
-    if (args.verb == "convert") return convertCommand(args);
-    if (args.verb == "run") return runCommand(args);
-    if (args.verb == "compare") return compareCommand(args);
-    if (args.verb == "layout") return layoutCommand(args);
+    return command->run(args);
   } catch (const LoadError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;
@@ -94,8 +201,6 @@ int run(int argc, char** argv) {
               << (args.flag("--verbose") ? std::string(e.what()) : firstLine(e.what())) << "\n";
     return kBadInput;
   }
-  std::cerr << "error: unknown command '" << args.verb << "'\n" << kUsage;
-  return kBadInput;
 }
 
 }  // namespace torchir::cli

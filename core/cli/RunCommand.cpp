@@ -3,6 +3,7 @@
 
 #include "Cli.h"
 #include "aten/AtenBackend.h"
+#include "compare/TensorMetrics.h"
 #include "exec/Session.h"
 #include "program/InputsFile.h"
 #include "program/OneLine.h"
@@ -40,6 +41,20 @@ void printDiagnosis(const Diagnosis& d, bool verbose) {
     std::cerr << "    " << a.name << ": " << a.declaredType << " = " << a.value.text << "  (" << argSourceName(a.source)
               << ")\n";
   if (!d.stackTrace.empty()) std::cerr << "  from:\n    " << userFrame(d.stackTrace) << "\n";
+}
+
+/// How an output stands against the one saved as `output_<i>` in the --expect file: "" when they are
+/// equal bit for bit (dtype, shape and every byte), else what differs.
+std::string differenceFromExpected(const TensorData& output, const TensorMap& expected, std::size_t i) {
+  const auto it = expected.find("output_" + std::to_string(i));
+  if (it == expected.end()) return "not in the file";
+  const TensorData& want = it->second;
+  if (output.dtype != want.dtype)
+    return "dtype " + std::string(dtypeName(output.dtype)) + ", expected " + std::string(dtypeName(want.dtype));
+  if (output.sizes != want.sizes) return "shape " + sizesText(output.sizes) + ", expected " + sizesText(want.sizes);
+  if (output.contiguousBytes() == want.contiguousBytes()) return {};
+  const TensorMetrics m = compareTensors(output, want);
+  return "differs: max abs " + metricText(m.maxAbs) + ", max rel " + metricText(m.maxRel);
 }
 
 }  // namespace
@@ -145,8 +160,25 @@ int runCommand(const Args& args) {
     for (std::size_t i = 0; i < outputs.size(); ++i) saved["output_" + std::to_string(i)] = outputs[i];
     writeSafetensors(args.option("--save-outputs"), saved);
   }
+  // --expect: are the outputs those of another run (eager PyTorch's, saved as output_<i>)?
+  bool expectedAll = true;
+  Json expectedJson = Json::array();
+  if (ok && args.flag("--expect")) {
+    const std::string file = args.option("--expect");
+    const TensorMap expected = readSafetensors(file);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const std::string difference = differenceFromExpected(outputs[i], expected, i);
+      expectedAll = expectedAll && difference.empty();
+      expectedJson.push_back({{"name", "output_" + std::to_string(i)}, {"equal", difference.empty()},
+                              {"difference", difference}});
+      if (!json)
+        std::cout << "output_" << i << ": " << (difference.empty() ? "equal to " + file + " bit for bit" : difference)
+                  << "\n";
+    }
+  }
   if (json) {
     Json out = {{"status", std::string(stopReasonName(outcome.reason))}, {"threads", atenBackend().threads()}};
+    if (args.flag("--expect")) out["expected"] = expectedJson;
     Json outs = Json::array();
     for (const auto& t : outputs) outs.push_back({{"dtype", std::string(dtypeName(t.dtype))}, {"shape", t.sizes}});
     out["outputs"] = outs;
@@ -159,13 +191,13 @@ int runCommand(const Args& args) {
     }
     if (args.flag("--trace")) out["trace"] = trace;
     std::cout << out.dump(2) << "\n";
-  } else if (ok) {
+  } else if (ok && !args.flag("--expect")) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
       std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << sizesText(outputs[i].sizes) << "\n";
   } else if (!outcome.diagnosis.ok()) {
     printDiagnosis(outcome.diagnosis, args.flag("--verbose"));
   }
-  return ok ? kOk : kProgramFault;
+  return ok && expectedAll ? kOk : kProgramFault;
 }
 
 }  // namespace torchir::cli

@@ -15,11 +15,13 @@ struct Ran {
 };
 
 /// `torchir ARGS` with OMP_NUM_THREADS=`threads`; by default one intra-op thread, as the eager
-/// references were made: the same kernels then give the same bits.
-inline Ran runTorchir(const QStringList& args, const QString& threads = "1") {
+/// references were made: the same kernels then give the same bits. `extraEnv` adds variables.
+inline Ran runTorchir(const QStringList& args, const QString& threads = "1",
+                      const QProcessEnvironment& extraEnv = QProcessEnvironment()) {
   QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert("OMP_NUM_THREADS", threads);
+  env.insert(extraEnv);
   p.setProcessEnvironment(env);
   p.start(TORCHIR_CLI, args);
   if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit) return {};

@@ -20,6 +20,22 @@ namespace {
 /// `torchir run ARGS`.
 Ran torchirRun(const QStringList& args, const QString& threads = "1") { return runTorchir(QStringList{"run"} + args, threads); }
 
+/// `torchir run ARGS` with TORCHIR_LIBTORCH=`dir`.
+Ran torchirRunWithLibtorch(const QString& dir, const QStringList& args) {
+  QProcessEnvironment env;
+  env.insert("TORCHIR_LIBTORCH", dir);
+  return runTorchir(QStringList{"run"} + args, "1", env);
+}
+
+/// A folder laid out as a torch package (lib/ and version.py) of `version`, without libraries.
+QString fakeTorchPackage(const QTemporaryDir& dir, const QString& version) {
+  QDir(dir.path()).mkpath("torch/lib");
+  QFile file(dir.filePath("torch/version.py"));
+  file.open(QIODevice::WriteOnly);
+  file.write(("__version__ = '" + version + "'\ngit_version = 'x'\n").toUtf8());
+  return dir.filePath("torch/lib");
+}
+
 
 }  // namespace
 
@@ -81,6 +97,72 @@ class RunCommandTest : public QObject {
     QCOMPARE(inner[0].toObject()["graph"].toString(), QStringLiteral("false_graph_0"));
     QCOMPARE(inner[0].toObject()["op"].toString(), QStringLiteral("aten.sub.Tensor"));
     QCOMPARE(inner[0].toObject()["shape"].toArray().size(), 2);
+  }
+
+  void expectChecksTheOutputsBitForBit() {
+    const Ran same = torchirRun({fixture("demo", ".pt2"), "--expect", fixture("demo", ".outputs.safetensors")});
+    QVERIFY2(same.exitCode == 0, same.err.constData());
+    QVERIFY2(same.out.contains("output_0: equal to") && same.out.contains("bit for bit"), same.out.constData());
+
+    // mlp's outputs are another shape; eager's outputs of mlp at other inputs are other numbers
+    const Ran shape = torchirRun({fixture("demo", ".pt2"), "--expect", fixture("mlp", ".outputs.safetensors")});
+    QCOMPARE(shape.exitCode, 1);
+    QVERIFY2(shape.out.contains("shape [1, 10], expected [2, 8]"), shape.out.constData());
+    const Ran numbers = torchirRun({fixture("mlp", ".pt2"), "--random-inputs", "3", "--expect",
+                                    fixture("mlp", ".outputs.safetensors")});
+    QCOMPARE(numbers.exitCode, 1);
+    QVERIFY2(numbers.out.contains("differs: max abs"), numbers.out.constData());
+  }
+
+  // The command line is parsed by CLI11: every command has its help, and a word it does not
+  // know is a usage error (exit 2) that names it.
+  void eachCommandHasItsHelp() {
+    const Ran help = runTorchir({"help", "run"});
+    QCOMPARE(help.exitCode, 0);
+    for (const char* option : {"--expect", "--save-outputs", "--stop-on", "--threads", "--weights"})
+      QVERIFY2(help.out.contains(option), help.out.constData());
+    const Ran flag = runTorchir({"run", "--help"});
+    QCOMPARE(flag.exitCode, 0);
+    QCOMPARE(flag.out, help.out);
+    const Ran all = runTorchir({"--help"});
+    QCOMPARE(all.exitCode, 0);
+    for (const char* verb : {"info", "table", "convert", "run", "compare", "layout", "help"})
+      QVERIFY2(all.out.contains(verb), all.out.constData());
+
+    const Ran unknown = runTorchir({"run", fixture("mlp", ".pt2"), "--frobnicate"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.startsWith("error: ") && unknown.err.contains("--frobnicate"), unknown.err.constData());
+    const Ran noFile = runTorchir({"run"});
+    QCOMPARE(noFile.exitCode, 2);
+    QVERIFY2(noFile.err.contains("FILE is required"), noFile.err.constData());
+    const Ran noCommand = runTorchir({"help", "frobnicate"});
+    QCOMPARE(noCommand.exitCode, 2);
+    QVERIFY2(noCommand.err.contains("no command 'frobnicate'"), noCommand.err.constData());
+  }
+
+  void versionNamesTheLibtorchItWasBuiltFor() {
+    const Ran r = runTorchir({"--version"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("torchir ") && r.out.contains("(libtorch " TORCHIR_TORCH_VERSION ")"), r.out.constData());
+  }
+
+  // TORCHIR_LIBTORCH: another torch package's libtorch (the Python environment's, here) runs the
+  // program to the same bits; a folder that is not one, or of another version, is one line.
+  void anotherLibtorchIsUsedWhenNamed() {
+    const Ran r = torchirRunWithLibtorch(TORCHIR_TORCH_LIB, {fixture("demo", ".pt2"), "--expect",
+                                                             fixture("demo", ".outputs.safetensors")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+
+    QTemporaryDir dir;
+    const Ran none = torchirRunWithLibtorch(dir.path(), {fixture("demo", ".pt2")});
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains("is not the lib folder of a torch package") && none.err.count('\n') == 1,
+             none.err.constData());
+
+    QTemporaryDir other;
+    const Ran old = torchirRunWithLibtorch(fakeTorchPackage(other, "1.13.0+cpu"), {fixture("demo", ".pt2")});
+    QCOMPARE(old.exitCode, 2);
+    QVERIFY2(old.err.contains("holds torch 1.13.0+cpu; this build needs torch"), old.err.constData());
   }
 
   void aFailingNodeExitsOneWithItsDiagnosis() {
