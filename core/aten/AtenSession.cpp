@@ -71,6 +71,8 @@ class AtenSession final : public Session {
       const Value& v = m_p.value(m_userInputs[i]);
       const TensorData& t = inputs[i];
       if (v.kind != ValueKind::Tensor) continue;
+      d.node = v.producer;  // the placeholder, should this input be refused
+      d.nodeName = v.name;
       if (!t.hasData()) {
         d.kind = DiagnosisClass::MissingData;
         d.message = "input '" + v.name + "' has no data (the sample inputs of a meta-device export are empty)";
@@ -109,7 +111,7 @@ class AtenSession final : public Session {
     }
     m_inputs = inputs;
     reset();
-    return d;
+    return {};
   }
 
   Diagnosis setRandomInputs(uint64_t seed) override {
@@ -375,6 +377,29 @@ class AtenSession final : public Session {
 
   StepOutcome fail(Diagnosis d) { return {StopReason::Failed, std::move(d)}; }
 
+  /// Why a node whose kernel could not be made (KernelProblem) fails.
+  Diagnosis kernelProblemDiagnosis(const Node& n, const NodeKernel& k) const {
+    const KernelProblem* problem = k.problem();
+    Diagnosis d = baseDiagnosis(n);
+    d.kind = problem->kind;
+    d.schema = k.schema();
+    d.message = problem->message;
+    d.explanation = problem->kind == DiagnosisClass::UnsupportedHigherOrderOp
+                        ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
+                    : problem->kind == DiagnosisClass::OpNotFound
+                        ? "Load the library that defines the op, or register a custom executor for it."
+                        : "The node's serialized arguments do not fit the op's schema.";
+    return d;
+  }
+
+  std::vector<Diagnosis> plannedProblems() const override {
+    std::vector<Diagnosis> problems;
+    for (const Node& n : m_p.nodes)
+      if (const NodeKernel& k = *m_kernels[static_cast<std::size_t>(n.id)]; k.problem())
+        problems.push_back(kernelProblemDiagnosis(n, k));
+    return problems;
+  }
+
   /// What the argument and output views show, built when asked for: a run only keeps the
   /// argument values (references, no copies) and the op's time.
   NodeRecord materialize(NodeId id, const NodeRun& run) const {
@@ -408,18 +433,7 @@ class AtenSession final : public Session {
     NodeRun& run = m_runs[static_cast<std::size_t>(id)];
     run.clear();
     m_records[static_cast<std::size_t>(id)].reset();
-    if (const KernelProblem* problem = k.problem()) {
-      Diagnosis d = baseDiagnosis(n);
-      d.kind = problem->kind;
-      d.schema = k.schema();
-      d.message = problem->message;
-      d.explanation = problem->kind == DiagnosisClass::UnsupportedHigherOrderOp
-                          ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
-                      : problem->kind == DiagnosisClass::OpNotFound
-                          ? "Load the library that defines the op, or register a custom executor for it."
-                          : "The node's serialized arguments do not fit the op's schema.";
-      return fail(std::move(d));
-    }
+    if (k.problem()) return fail(kernelProblemDiagnosis(n, k));
     // One stack for every call: its capacity survives, so a node costs no allocation for it.
     torch::jit::Stack& stack = m_stack;
     stack.clear();

@@ -28,6 +28,8 @@ int infoCommand(const Args& args);
 int tableCommand(const Args& args);
 int convertCommand(const Args& args);
 int runCommand(const Args& args);
+/// What would stop a run, without running: 0 nothing would, 1 something would, 2 unusable input.
+int checkCommand(const Args& args);
 /// Two runs in lockstep (compare/PairedRun): 0 nothing diverges, 1 a node diverges or a value is
 /// non-finite, 2 unusable input.
 int compareCommand(const Args& args);

@@ -83,6 +83,11 @@ class Session {
   /// Safe from any thread: the run stops between two nodes (of a subgraph too).
   virtual void requestCancel() = 0;
 
+  /// The nodes that cannot run whatever the inputs, known before running (an op this libtorch
+  /// lacks, a custom op without an executor, a call that does not fit its schema): the diagnosis
+  /// each would fail with, in node order.
+  virtual std::vector<Diagnosis> plannedProblems() const = 0;
+
   /// What a node's last run recorded; nullptr if it has not run since the last reset.
   virtual const NodeRecord* record(NodeId node) const = 0;
   /// A copy of a value computed in this run, if it is a tensor that is still held.
