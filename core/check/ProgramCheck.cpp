@@ -1,9 +1,7 @@
 #include "ProgramCheck.h"
 
 #include <algorithm>
-#include <map>
 
-#include "aten/AtenBackend.h"
 #include "exec/Session.h"
 #include "program/DType.h"
 #include "program/IrWriter.h"
@@ -118,14 +116,11 @@ void checkMixedFloatingDtypes(const Program& program, std::vector<Problem>& out)
   }
 }
 
-void checkConversion(const Program& program, const AtenBackend& backend, std::vector<Problem>& out) {
+void checkConversion(const Program& program, std::vector<Problem>& out) {
   if (program.source.format != "pt2") return;
-  try {
-    toIrJson(program, program.source.torchVersion, [&](const std::string& op) { return backend.schemaSpecs(op); });
-  } catch (const ConversionError& e) {
+  if (const std::string refusal = conversionRefusal(program); !refusal.empty())
     out.push_back(problemAt(program, Severity::Info, "not convertible", kNone,
-                            std::string("pytorch-ir's conversion refuses it: ") + e.what()));
-  }
+                            "pytorch-ir's conversion refuses it: " + refusal));
 }
 
 }  // namespace
@@ -139,28 +134,24 @@ std::string_view severityName(Severity s) {
   return "?";
 }
 
-std::vector<Problem> checkProgram(const Program& program, const AtenBackend& backend,
+std::vector<Problem> checkProgram(const Program& program, const Session& session,
                                   const std::vector<TensorData>* inputs) {
   std::vector<Problem> out;
   checkWeights(program, out);
   checkMixedFloatingDtypes(program, out);
-  try {
-    const auto session = backend.createSession(program);
-    for (const Diagnosis& d : session->plannedProblems())
-      out.push_back(problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message));
-    if (inputs) {
-      checkInputDtypes(program, *inputs, out);
-      // the engine's own check of what it is given: count, rank, static sizes, dynamic ranges
-      if (const Diagnosis d = session->setInputs(*inputs); !d.ok())
-        out.push_back(problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message));
-    }
-  } catch (const std::exception& e) {
-    out.push_back(problemAt(program, Severity::Error, "engine", kNone, e.what()));
-  }
+  for (const Diagnosis& d : session.plannedProblems())
+    out.push_back(problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message));
+  if (inputs) checkInputDtypes(program, *inputs, out);
   checkDynamicDimensions(program, out);
-  checkConversion(program, backend, out);
+  checkConversion(program, out);
   std::stable_sort(out.begin(), out.end(), [](const Problem& a, const Problem& b) { return a.severity < b.severity; });
   return out;
+}
+
+std::optional<Problem> inputsProblem(const Program& program, Session& session, const std::vector<TensorData>& inputs) {
+  const Diagnosis d = session.setInputs(inputs);
+  if (d.ok()) return std::nullopt;
+  return problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message);
 }
 
 bool stopsARun(const std::vector<Problem>& problems) {

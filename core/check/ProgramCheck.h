@@ -1,5 +1,6 @@
 #pragma once
 // What can be known about a program without running it: the Problems panel and `torchir check`.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,7 +8,7 @@
 
 namespace torchir {
 
-class AtenBackend;
+class Session;
 
 enum class Severity : uint8_t {
   Error,    // a run would stop here
@@ -25,10 +26,14 @@ struct Problem {
 };
 
 /// Every problem of `program` that can be found before running it, errors first, each group in
-/// node order. `inputs`, when given, are checked against the export (count, dtype, shape, dynamic
-/// ranges). `backend` makes a session to find the nodes it cannot run.
-std::vector<Problem> checkProgram(const Program& program, const AtenBackend& backend,
+/// node order. `session` (a session of `program`) tells the nodes the engine cannot run; `inputs`,
+/// when given, are checked against the export's dtypes.
+std::vector<Problem> checkProgram(const Program& program, const Session& session,
                                   const std::vector<TensorData>* inputs = nullptr);
+
+/// The engine's own check of the inputs it is given (count, rank, static sizes, dynamic ranges),
+/// as a problem; nullopt when `session` takes them (it then holds them).
+std::optional<Problem> inputsProblem(const Program& program, Session& session, const std::vector<TensorData>& inputs);
 
 /// Whether any of them would stop a run.
 bool stopsARun(const std::vector<Problem>& problems);

@@ -5,6 +5,7 @@
 #include "Cli.h"
 #include "aten/AtenBackend.h"
 #include "check/ProgramCheck.h"
+#include "exec/Session.h"
 #include "program/InputsFile.h"
 
 namespace torchir::cli {
@@ -15,7 +16,10 @@ int checkCommand(const Args& args) {
   if (args.flag("--executors")) backend.loadExecutors(args.option("--executors"));
   std::vector<TensorData> inputs;
   if (args.flag("--inputs")) inputs = readInputsFile(program, args.option("--inputs"));
-  const std::vector<Problem> problems = checkProgram(program, backend, args.flag("--inputs") ? &inputs : nullptr);
+  const auto session = backend.createSession(program);
+  std::vector<Problem> problems = checkProgram(program, *session, args.flag("--inputs") ? &inputs : nullptr);
+  if (args.flag("--inputs"))
+    if (auto refused = inputsProblem(program, *session, inputs)) problems.insert(problems.begin(), std::move(*refused));
   const bool stops = stopsARun(problems);
 
   if (args.flag("--json")) {

@@ -63,21 +63,7 @@ class IrBuilder {
 
  private:
   void refuseDynamicShapes() {
-    for (const auto& n : m_p.nodes)
-      for (ValueId id : n.outputs) {
-        const Value& v = m_p.value(id);
-        bool dynamic = false;
-        std::string shape = "(";
-        for (std::size_t i = 0; i < v.shape.size(); ++i) {
-          dynamic |= v.shape[i].isSymbolic();
-          shape += (i ? ", " : "") + (v.shape[i].isSymbolic() ? v.shape[i].expr : std::to_string(v.shape[i].hint));
-        }
-        shape += v.shape.size() == 1 ? ",)" : ")";
-        if (dynamic)
-          throw ConversionError("Dynamic shape detected in node '" + n.name + "': shape=" + shape +
-                                ". IR extraction requires static shapes. "
-                                "Do not pass dynamic_shapes to torch.export.export().");
-      }
+    if (std::string refusal = conversionRefusal(m_p); !refusal.empty()) throw ConversionError(refusal);
   }
 
   /// pytorch-ir names a node's outputs after the node; a tuple's elements get `_<i>`.
@@ -204,6 +190,24 @@ class IrBuilder {
 };
 
 }  // namespace
+
+std::string conversionRefusal(const Program& program) {
+  for (const auto& n : program.nodes)
+    for (ValueId id : n.outputs) {
+      const Value& v = program.value(id);
+      bool dynamic = false;
+      std::string shape = "(";
+      for (std::size_t i = 0; i < v.shape.size(); ++i) {
+        dynamic |= v.shape[i].isSymbolic();
+        shape += (i ? ", " : "") + (v.shape[i].isSymbolic() ? v.shape[i].expr : std::to_string(v.shape[i].hint));
+      }
+      shape += v.shape.size() == 1 ? ",)" : ")";
+      if (dynamic)
+        return "Dynamic shape detected in node '" + n.name + "': shape=" + shape +
+               ". IR extraction requires static shapes. Do not pass dynamic_shapes to torch.export.export().";
+    }
+  return {};
+}
 
 nlohmann::ordered_json toIrJson(const Program& program, const std::string& pytorchVersion,
                                 const SchemaLookup& schemas) {

@@ -15,6 +15,10 @@ class ConversionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Why pytorch-ir refuses to convert `program` (its ConversionError's message: a dynamic shape),
+/// or "" when it converts it. toIrJson throws it.
+std::string conversionRefusal(const Program& program);
+
 /// The op-node IR JSON that pytorch-ir's `convert_exported_program` + `IR.to_dict` writes for
 /// the same program (its `_default_conversion` of every call_function node), with dtype/device
 /// attributes stringified as `json.dumps(default=str)` does. Throws ConversionError for
