@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
 
@@ -122,6 +123,42 @@ class TestStudioEndToEnd : public QObject {
     const auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));
     QVERIFY2(title && title->text().contains(QStringLiteral("linear")), title ? qPrintable(title->text()) : "no title");
     saveScreenshot(window, QStringLiteral("mixed_precision_failure.png"));
+  }
+
+  // A meta export: the Problems panel lists each weight without data before anything runs, and
+  // a click on a row selects that weight's placeholder.
+  void problemsAreListedBeforeARun() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.open({torchir::test::fixturePath("meta_mlp", ".pt2"), {}, {}, {}});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    auto* list = window.findChild<QTreeWidget*>(QStringLiteral("problemsList"));
+    QVERIFY(list);
+    QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 4, kTimeoutMs);
+    QVERIFY2(list->isVisible(), "the Problems dock is raised when something would stop a run");
+    for (const auto& n : window.program()->program.nodes)  // found without running an op
+      QVERIFY(!torchir::isOpNode(n) || !window.session()->marks().executed[static_cast<std::size_t>(n.id)]);
+    QStringList nodes;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+      QCOMPARE(list->topLevelItem(i)->text(0), QStringLiteral("error"));
+      nodes << list->topLevelItem(i)->text(1);
+    }
+    QCOMPARE(nodes, QStringList({"p_fc1_bias", "p_fc1_weight", "p_fc2_bias", "p_fc2_weight"}));
+    QVERIFY(list->topLevelItem(1)->text(3).contains(QStringLiteral("'fc1.weight' has no data")));
+
+    const QRect row = list->visualItemRect(list->topLevelItem(1));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, row.center());
+    const auto placeholder = window.program()->program.findNode("p_fc1_weight");
+    QVERIFY(placeholder);
+    QCOMPARE(window.selectedNode(), *placeholder);
+    QCOMPARE(window.findChild<QTableView*>(QStringLiteral("fxTable"))->currentIndex().row(), *placeholder);
+
+    // a program that would run lists nothing
+    window.open({torchir::test::fixturePath("mlp", ".pt2"), {}, {}, {}});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 0, kTimeoutMs);
+    QVERIFY(window.findChild<QLabel*>(QStringLiteral("problemsEmpty")));
   }
 
   // Compare › With float64 on a program whose answer is known: (x + 1e4) - 1e4 loses x's digits

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "aten/AtenBackend.h"
+#include "check/ProgramCheck.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
@@ -80,6 +81,7 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     report->ended = true;
     report->command = EngineCommand::Reset;
     Q_EMIT started(generation, std::move(report), description);
+    Q_EMIT problemsFound(generation, torchir::checkProgram(m_program->program, *m_session, m_inputs ? &*m_inputs : nullptr));
   } catch (const std::exception& e) {  // a LoadError of the inputs file too
     clear();
     Q_EMIT startFailed(generation, oneLine(QString::fromUtf8(e.what())), {});

@@ -83,6 +83,8 @@ class EngineWorker : public QObject {
  Q_SIGNALS:
   void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
   void startFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis);
+  /// What would stop a run, found without running (checkProgram), right after `started`.
+  void problemsFound(quint64 generation, const std::vector<torchir::Problem>& problems);
   void reported(torchir::ui::EngineReportPtr report);
   void tensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
   void tensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);

@@ -3,6 +3,7 @@
 #include <QMetaType>
 #include <memory>
 
+#include "check/ProgramCheck.h"
 #include "exec/ExecTypes.h"
 #include "exec/Session.h"
 #include "program/TensorData.h"
@@ -10,3 +11,4 @@
 Q_DECLARE_METATYPE(torchir::Diagnosis)
 Q_DECLARE_METATYPE(torchir::TensorData)
 Q_DECLARE_METATYPE(torchir::StopReason)
+Q_DECLARE_METATYPE(std::vector<torchir::Problem>)

@@ -26,12 +26,19 @@ SessionController::SessionController(QObject* parent)
   qRegisterMetaType<torchir::Diagnosis>();
   qRegisterMetaType<torchir::TensorData>();
   qRegisterMetaType<torchir::StopReason>();
+  qRegisterMetaType<std::vector<torchir::Problem>>();
 
   m_worker = new EngineWorker(m_controls);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   connect(m_worker, &EngineWorker::started, this, &SessionController::onStarted);
   connect(m_worker, &EngineWorker::startFailed, this, &SessionController::onStartFailed);
+  connect(m_worker, &EngineWorker::problemsFound, this,
+          [this](quint64 generation, const std::vector<torchir::Problem>& problems) {
+            if (generation != m_generation) return;
+            m_problems = problems;
+            Q_EMIT problemsChanged();
+          });
   connect(m_worker, &EngineWorker::reported, this, &SessionController::onReported);
   connect(m_worker, &EngineWorker::tensorReady, this, &SessionController::onTensorReady);
   connect(m_worker, &EngineWorker::tensorUnavailable, this, &SessionController::onTensorUnavailable);
@@ -75,6 +82,7 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   }
   forgetRun();
   m_program = std::move(program);
+  setProblems({});
   m_marks.executed.assign(m_program->program.nodes.size(), false);
   m_records.assign(m_program->program.nodes.size(), nullptr);
   for (torchir::NodeId n : breakpoints)
@@ -93,6 +101,7 @@ void SessionController::clear() {
   const bool hadProgram = m_program != nullptr;
   forgetRun();
   m_program.reset();
+  setProblems({});
   EngineWorker* worker = m_worker;
   QMetaObject::invokeMethod(worker, [worker] { worker->clear(); }, Qt::QueuedConnection);
   setState(RunState::Empty);
@@ -300,6 +309,12 @@ void SessionController::setState(RunState state) {
   if (state == m_state) return;
   m_state = state;
   Q_EMIT stateChanged(state);
+}
+
+void SessionController::setProblems(std::vector<torchir::Problem> problems) {
+  if (problems.empty() && m_problems.empty()) return;
+  m_problems = std::move(problems);
+  Q_EMIT problemsChanged();
 }
 
 }  // namespace torchir::ui

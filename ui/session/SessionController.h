@@ -47,6 +47,8 @@ class SessionController : public QObject {
   std::shared_ptr<const torchir::NodeRecord> sharedRecord(torchir::NodeId node) const;
   /// Of the last Failed or StopCondition stop (or of inputs the engine refused), else empty.
   const torchir::Diagnosis& diagnosis() const { return m_diagnosis; }
+  /// What would stop a run of the program, found when its session started (none before).
+  const std::vector<torchir::Problem>& problems() const { return m_problems; }
   /// "sample inputs from the archive", "inputs from F", "random inputs (seed 0)"; empty before Ready.
   QString inputsDescription() const { return m_inputsDescription; }
 
@@ -93,6 +95,7 @@ class SessionController : public QObject {
   void tensorUnavailable(torchir::ValueId value, const QString& why);  // not run yet, released, not a tensor
   void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
   void comparisonChanged();
+  void problemsChanged();
   /// The node's output in this run, in the reference, and this run's minus the reference's.
   void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
                      const torchir::TensorData& difference);
@@ -109,6 +112,7 @@ class SessionController : public QObject {
   /// Drops the run's state and makes any work still on the engine thread stale.
   void forgetRun();
   void setState(RunState state);
+  void setProblems(std::vector<torchir::Problem> problems);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
 
@@ -124,6 +128,7 @@ class SessionController : public QObject {
   ExecutionMarks m_marks;
   std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
   torchir::Diagnosis m_diagnosis;
+  std::vector<torchir::Problem> m_problems;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;
   ComparisonPtr m_comparison;

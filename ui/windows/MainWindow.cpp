@@ -28,6 +28,7 @@
 #include "graph/GraphPanel.h"
 #include "panels/ArgumentsPanel.h"
 #include "panels/DiagnosisPanel.h"
+#include "panels/ProblemsPanel.h"
 #include "panels/FxTableModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
@@ -163,6 +164,7 @@ void MainWindow::createDocks() {
   m_arguments = new ArgumentsPanel(this);
   m_tensor = new TensorViewer(this);
   m_diagnosis = new DiagnosisPanel(this);
+  m_problems = new ProblemsPanel(this);
 
   auto makeDock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
@@ -176,7 +178,9 @@ void MainWindow::createDocks() {
   m_tensorDock = makeDock(tr("Tensor"), QStringLiteral("tensorDock"), m_tensor, Qt::RightDockWidgetArea);
   m_diagnosisDock = makeDock(tr("Diagnosis"), QStringLiteral("diagnosisDock"), m_diagnosis, Qt::RightDockWidgetArea);
   splitDockWidget(m_argumentsDock, m_tensorDock, Qt::Vertical);
+  m_problemsDock = makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::RightDockWidgetArea);
   tabifyDockWidget(m_tensorDock, m_diagnosisDock);
+  tabifyDockWidget(m_diagnosisDock, m_problemsDock);
   m_tensorDock->raise();
 
   connect(m_arguments, &ArgumentsPanel::tensorRequested, this, [this](torchir::ValueId value, const QString& title) {
@@ -188,6 +192,7 @@ void MainWindow::createDocks() {
     m_session->requestTensor(value);
   });
   connect(m_diagnosis, &DiagnosisPanel::nodeActivated, this, [this](torchir::NodeId n) { selectNode(n, nullptr); });
+  connect(m_problems, &ProblemsPanel::nodeActivated, this, [this](torchir::NodeId n) { selectNode(n, nullptr); });
 }
 
 void MainWindow::createActions() {
@@ -240,6 +245,7 @@ void MainWindow::createMenus() {
   viewMenu->addAction(m_argumentsDock->toggleViewAction());
   viewMenu->addAction(m_tensorDock->toggleViewAction());
   viewMenu->addAction(m_diagnosisDock->toggleViewAction());
+  viewMenu->addAction(m_problemsDock->toggleViewAction());
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   runMenu->addActions(m_actions->runActions());
@@ -281,6 +287,16 @@ void MainWindow::connectSession() {
     statusBar()->showMessage(tr("Cannot run: %1").arg(problem));
   });
   connect(m_session, &SessionController::comparisonChanged, this, &MainWindow::showComparison);
+  connect(m_session, &SessionController::problemsChanged, this, [this] {
+    const auto& problems = m_session->problems();
+    m_problems->setProblems(problems);
+    m_problemsDock->setWindowTitle(m_problems->title());
+    // what would stop a run is shown before the user runs into it
+    if (torchir::stopsARun(problems)) {
+      m_problemsDock->show();
+      m_problemsDock->raise();
+    }
+  });
   connect(m_session, &SessionController::tensorReady, this,
           [this](torchir::ValueId value, const torchir::TensorData& tensor) {
             if (value == m_requestedTensor) m_tensor->setTensor(m_requestedTensorTitle, tensor);

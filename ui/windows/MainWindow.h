@@ -20,6 +20,7 @@ namespace torchir::ui {
 class ArgumentsPanel;
 class AsyncProgramLoader;
 class DiagnosisPanel;
+class ProblemsPanel;
 class ExecutionActions;
 class FindBar;
 class FxTablePane;
@@ -112,10 +113,12 @@ class MainWindow : public QMainWindow {
   FxTablePane* m_table = nullptr;
   ArgumentsPanel* m_arguments = nullptr;
   DiagnosisPanel* m_diagnosis = nullptr;
+  ProblemsPanel* m_problems = nullptr;
   TensorViewer* m_tensor = nullptr;
   QDockWidget* m_argumentsDock = nullptr;
   QDockWidget* m_tensorDock = nullptr;
   QDockWidget* m_diagnosisDock = nullptr;
+  QDockWidget* m_problemsDock = nullptr;
   QSplitter* m_splitter = nullptr;
   QLabel* m_errorLabel = nullptr;
   QLabel* m_programInfoLabel = nullptr;
