@@ -146,6 +146,20 @@ class AtenSession final : public Session {
     return runWhile([] { return false; }, observer);
   }
 
+  StepOutcome stepBack(RunObserver* observer) override {
+    NodeId target = kNone;
+    for (NodeId n = std::min<NodeId>(m_pos, static_cast<NodeId>(m_p.nodes.size())) - 1; n >= 0 && target == kNone; --n)
+      if (m_kernels[static_cast<std::size_t>(n)]->doesWork() && m_runs[static_cast<std::size_t>(n)].executed) target = n;
+    if (target == kNone) return {StopReason::Stepped, {}};
+    const auto breakpoints = std::exchange(m_breakpoints, {});
+    const StopConditions stops = std::exchange(m_stops, {});
+    reset();
+    StepOutcome o = runWhile([&] { return m_pos >= target; }, observer);
+    m_breakpoints = breakpoints;
+    m_stops = stops;
+    return o;
+  }
+
   void reset() override {
     m_values.assign(m_p.values.size(), c10::IValue());
     for (NodeRun& r : m_runs) r.clear();

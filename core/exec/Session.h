@@ -71,6 +71,11 @@ class Session {
   /// Runs to the end, stopping before a breakpoint (not the one it starts at), after a node that
   /// meets a stop condition or that the observer stops at, at a failure, or when cancelled.
   virtual StepOutcome run(RunObserver* observer = nullptr) = 0;
+  /// Goes back one node: the last node that ran is the next to run again, and every value is what
+  /// the forward run had there. The run is made again from the inputs (ops are deterministic at a
+  /// given thread count; values past the memory budget were released), breakpoints and stop
+  /// conditions aside. Stepped, or Cancelled through the observer; nothing happens at the start.
+  virtual StepOutcome stepBack(RunObserver* observer = nullptr) = 0;
   virtual void reset() = 0;
 
   virtual void setBreakpoints(const std::set<NodeId>& nodes) = 0;

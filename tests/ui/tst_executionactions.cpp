@@ -25,7 +25,8 @@ torchir::ui::LoadedProgramPtr loadFixture(const char* name) { return torchir::te
 /// The enabled commands, in a fixed order, as a string QCOMPARE prints readably.
 QString enabledSet(const ExecutionActions& a) {
   QStringList on;
-  for (QAction* action : {a.step(), a.continueRun(), a.runToSelected(), a.toggleBreakpoint(), a.reset(), a.stop()})
+  for (QAction* action :
+       {a.step(), a.stepBack(), a.continueRun(), a.runToSelected(), a.toggleBreakpoint(), a.reset(), a.stop()})
     if (action->isEnabled()) on << action->objectName();
   return on.join(QLatin1Char(' '));
 }
@@ -46,6 +47,7 @@ class TestExecutionActions : public QObject {
     ExecutionActions a(&c, nullptr);
     QCOMPARE(a.step()->objectName(), QStringLiteral("actionStep"));
     QCOMPARE(a.step()->shortcut(), QKeySequence(Qt::Key_F10));
+    QCOMPARE(a.stepBack()->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F10));
     QCOMPARE(a.continueRun()->shortcut(), QKeySequence(Qt::Key_F5));
     QCOMPARE(a.runToSelected()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_F10));
     QCOMPARE(a.toggleBreakpoint()->shortcut(), QKeySequence(Qt::Key_F9));
@@ -55,14 +57,14 @@ class TestExecutionActions : public QObject {
     QVERIFY(stop.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5)));
     QStringList order;  // toolbar and menu order
     for (QAction* action : a.runActions()) order << action->objectName();
-    QCOMPARE(order, (QStringList{"actionContinue", "actionStep", "actionRunToSelected", "actionStop", "actionReset",
-                                 "actionToggleBreakpoint"}));
+    QCOMPARE(order, (QStringList{"actionContinue", "actionStep", "actionStepBack", "actionRunToSelected", "actionStop",
+                                 "actionReset", "actionToggleBreakpoint"}));
     QSet<QString> names;
     for (QAction* action : a.runActions() + QList<QAction*>{a.stopOnNan(), a.stopOnDtype(), a.stopOnShape()}) {
       QVERIFY(!action->objectName().isEmpty());
       names.insert(action->objectName());
     }
-    QCOMPARE(names.size(), 9);
+    QCOMPARE(names.size(), 10);
     QVERIFY(!a.step()->icon().isNull());
   }
 
@@ -86,24 +88,31 @@ class TestExecutionActions : public QObject {
     QCOMPARE(c.state(), RunState::Running);
     QCOMPARE(enabledSet(a), QStringLiteral("actionToggleBreakpoint actionStop"));
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Finished, kTimeoutMs);
-    QCOMPARE(enabledSet(a), QStringLiteral("actionToggleBreakpoint actionReset"));
+    QCOMPARE(enabledSet(a), QStringLiteral("actionStepBack actionToggleBreakpoint actionReset"));
 
     a.reset()->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
     a.step()->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Paused, kTimeoutMs);
-    QCOMPARE(enabledSet(a),
-             QStringLiteral("actionStep actionContinue actionRunToSelected actionToggleBreakpoint actionReset"));
+    QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionStepBack actionContinue actionRunToSelected "
+                                           "actionToggleBreakpoint actionReset"));
     a.setSelectedNode(*c.program()->program.findNode("linear"));  // has run: nothing to run to
-    QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue actionToggleBreakpoint actionReset"));
+    QCOMPARE(enabledSet(a),
+             QStringLiteral("actionStep actionStepBack actionContinue actionToggleBreakpoint actionReset"));
     a.setSelectedNode(torchir::kNone);
+    QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionStepBack actionContinue actionReset"));
+
+    // back to where nothing has run: nothing to go back to
+    a.stepBack()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Paused, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(c.marks().current, *c.program()->program.findNode("linear"), kTimeoutMs);
     QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue actionReset"));
 
     c.setProgram(loadFixture("half_before_linear"));
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
     a.continueRun()->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Failed, kTimeoutMs);
-    QCOMPARE(enabledSet(a), QStringLiteral("actionReset"));
+    QCOMPARE(enabledSet(a), QStringLiteral("actionStepBack actionReset"));  // x.half() ran
 
     c.clear();
     QCOMPARE(enabledSet(a), QString());

@@ -353,6 +353,43 @@ class TestStudioEndToEnd : public QObject {
     saveScreenshot(window, QStringLiteral("compare_float16_resnet18.png"));
   }
 
+  // Shift+F10 goes back one node: relu_ is the next node again, its record gone, the two before
+  // it still run; F10 then runs it again to the same output.
+  void stepBackWithShiftF10() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.openFile(torchir::test::fixturePath("resnet18", ".pt2"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    for (int i = 0; i < 3; ++i) {
+      QTest::keyClick(&window, Qt::Key_F10);
+      QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
+    }
+    const torchir::Program& program = window.program()->program;
+    const torchir::NodeId relu = *program.findNode("relu_"), batchNorm = *program.findNode("batch_norm");
+    QVERIFY(window.session()->record(relu));
+    const auto before = window.session()->record(relu)->outputs.front();
+
+    QSignalSpy stopped(window.session(), &torchir::ui::SessionController::stopped);
+    QTest::keyClick(&window, Qt::Key_F10, Qt::ShiftModifier);  // Step Back
+    QVERIFY(stopped.wait(kTimeoutMs));
+    QCOMPARE(window.session()->state(), RunState::Paused);
+    QCOMPARE(window.session()->marks().current, relu);
+    QVERIFY(!window.session()->record(relu));
+    QVERIFY(window.session()->record(batchNorm));
+    const auto* fx = window.findChild<QTableView*>(QStringLiteral("fxTable"))->model();
+    const int status = columnNamed(fx, QStringLiteral("status"));
+    QCOMPARE(fx->index(batchNorm, status).data().toString(), QStringLiteral("done"));
+    QVERIFY(fx->index(relu, status).data().toString() != QStringLiteral("done"));
+
+    QTest::keyClick(&window, Qt::Key_F10);
+    QVERIFY(stopped.wait(kTimeoutMs));
+    QVERIFY(window.session()->record(relu));
+    const auto after = window.session()->record(relu)->outputs.front();
+    QCOMPARE(after.text, before.text);  // the tensor's summary: dtype, shape, statistics
+    QCOMPARE(after.sizes, before.sizes);
+  }
+
   void resnet18StepsThreeNodes() {
     MainWindow window;
     showActive(window);

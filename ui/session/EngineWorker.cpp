@@ -170,6 +170,14 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
       case EngineCommand::Step:
         outcome = m_session->step(&observer);
         break;
+      case EngineCommand::StepBack:
+        // made again from the inputs: every record is sent anew, and a comparison no longer
+        // describes the run
+        m_reference.reset();
+        m_reportedUpTo = 0;
+        m_restartPending = true;
+        outcome = m_session->stepBack(&observer);
+        break;
       case EngineCommand::Continue:
         outcome = m_session->run(&observer);
         break;

@@ -36,7 +36,7 @@ struct EngineControls {
 };
 
 /// Compare starts a paired run (its report ends every paired command); CompareOn runs it on.
-enum class EngineCommand { Step, Continue, RunTo, Reset, Compare, CompareOn };
+enum class EngineCommand { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn };
 
 /// The session's state after some work, with copies of the records of the nodes that ran since the
 /// previous report. Nodes run in order, so everything before `position` has run.

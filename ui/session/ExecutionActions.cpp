@@ -46,6 +46,11 @@ ExecutionActions::ExecutionActions(SessionController* controller, QObject* paren
   m_step->setShortcut(QKeySequence(Qt::Key_F10));
   m_step->setIcon(standardIcon(QStyle::SP_MediaSeekForward));
   connect(m_step, &QAction::triggered, controller, &SessionController::step);
+  m_stepBack = makeAction(QStringLiteral("actionStepBack"), tr("Step &Back"),
+                          tr("Go back one node: the last node that ran runs next again"));
+  m_stepBack->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F10));
+  m_stepBack->setIcon(standardIcon(QStyle::SP_MediaSeekBackward));
+  connect(m_stepBack, &QAction::triggered, controller, &SessionController::stepBack);
 
   m_runTo = makeAction(QStringLiteral("actionRunToSelected"), tr("Run to Se&lected"),
                        tr("Run until the selected node has run"));
@@ -100,7 +105,7 @@ QAction* ExecutionActions::makeAction(const QString& objectName, const QString& 
 }
 
 QList<QAction*> ExecutionActions::runActions() const {
-  return {m_continue, m_step, m_runTo, m_stop, m_reset, m_toggleBreakpoint};
+  return {m_continue, m_step, m_stepBack, m_runTo, m_stop, m_reset, m_toggleBreakpoint};
 }
 
 void ExecutionActions::setSelectedNode(torchir::NodeId node) {
@@ -110,6 +115,7 @@ void ExecutionActions::setSelectedNode(torchir::NodeId node) {
 
 void ExecutionActions::updateEnabled() {
   m_step->setEnabled(m_controller->canStep());
+  m_stepBack->setEnabled(m_controller->canStepBack());
   m_continue->setEnabled(m_controller->canContinue());
   m_runTo->setEnabled(m_controller->canRunTo(m_selected));
   m_reset->setEnabled(m_controller->canReset());

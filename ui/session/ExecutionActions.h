@@ -19,6 +19,7 @@ class ExecutionActions : public QObject {
   ExecutionActions(SessionController* controller, QObject* parent);
 
   QAction* step() const { return m_step; }                          // F10
+  QAction* stepBack() const { return m_stepBack; }                  // Shift+F10
   QAction* continueRun() const { return m_continue; }               // F5
   QAction* runToSelected() const { return m_runTo; }                // Ctrl+F10
   QAction* toggleBreakpoint() const { return m_toggleBreakpoint; }  // F9
@@ -29,7 +30,8 @@ class ExecutionActions : public QObject {
   QAction* stopOnDtype() const { return m_stopOnDtype; }
   QAction* stopOnShape() const { return m_stopOnShape; }
 
-  /// The commands in toolbar order: Continue, Step, Run to Selected, Stop, Reset, Toggle Breakpoint.
+  /// The commands in toolbar order: Continue, Step, Step Back, Run to Selected, Stop, Reset, Toggle
+  /// Breakpoint.
   QList<QAction*> runActions() const;
 
   /// The node Run to Selected and Toggle Breakpoint act on; kNone disables them.
@@ -44,6 +46,7 @@ class ExecutionActions : public QObject {
   SessionController* m_controller;
   torchir::NodeId m_selected = torchir::kNone;
   QAction* m_step = nullptr;
+  QAction* m_stepBack = nullptr;
   QAction* m_continue = nullptr;
   QAction* m_runTo = nullptr;
   QAction* m_toggleBreakpoint = nullptr;

@@ -136,6 +136,14 @@ bool SessionController::canReset() const {
          (m_state == RunState::Paused || m_state == RunState::Finished || m_state == RunState::Failed);
 }
 
+bool SessionController::canStepBack() const {
+  if (!m_hasSession || (m_state != RunState::Paused && m_state != RunState::Finished && m_state != RunState::Failed))
+    return false;
+  for (std::size_t n = 0; n < m_records.size(); ++n)
+    if (m_marks.executed[n] && m_records[n] && !m_records[n]->schema.empty()) return true;  // an op ran
+  return false;
+}
+
 bool SessionController::canStop() const { return m_state == RunState::Running; }
 
 bool SessionController::canCompare() const {
@@ -156,6 +164,10 @@ void SessionController::continueComparison(torchir::CompareStop stop) {
 
 void SessionController::step() {
   if (canStep()) send(EngineCommand::Step, torchir::kNone);
+}
+
+void SessionController::stepBack() {
+  if (canStepBack()) send(EngineCommand::StepBack, torchir::kNone);
 }
 
 void SessionController::continueRun() {

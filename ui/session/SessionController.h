@@ -53,6 +53,8 @@ class SessionController : public QObject {
   QString inputsDescription() const { return m_inputsDescription; }
 
   bool canStep() const;
+
+  bool canStepBack() const;
   bool canContinue() const;
   bool canRunTo(torchir::NodeId node) const;
   bool canReset() const;
@@ -62,6 +64,7 @@ class SessionController : public QObject {
 
   // Ignored when not allowed in the current state.
   void step();
+  void stepBack();  // the last node that ran runs next again (Session::stepBack)
   void continueRun();
   void runTo(torchir::NodeId node);
   void reset();

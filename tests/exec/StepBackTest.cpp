@@ -1,0 +1,128 @@
+// Session::stepBack on every fixture: after each step, one step back and one step forward again;
+// each node's output then, and the outputs at the end, equal a straight run's bit for bit.
+#include <QtTest>
+
+#include "../program/FixtureZoo.h"
+#include "RunComparison.h"
+#include "program/ProgramLoader.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+/// The fixture's program with the data it needs to run: a meta export takes the weights its IR
+/// JSON keeps next to it, or the same model's (mlp's for meta_mlp).
+std::optional<Program> runnableProgram(const std::string& name, bool meta) {
+  if (!meta) return loadProgram(fixturePath(name, ".pt2"));
+  LoadOptions options;
+  const std::string own = fixturePath(name, ".weights.safetensors");
+  options.weightsPath = fixtureHas(name, ".weights.safetensors") ? own : fixturePath("mlp", ".weights.safetensors");
+  if (fixtureHas(name, ".constants.safetensors")) options.constantsPath = fixturePath(name, ".constants.safetensors");
+  Program p = loadProgram(fixturePath(name, ".pt2"), options);
+  if (!p.missingData().empty()) return std::nullopt;
+  return p;
+}
+
+/// The fixture's inputs, else the archive's samples, else (a meta export's samples are empty)
+/// random ones of seed 0.
+Diagnosis giveInputs(Session& s, const std::string& name, const Program& p) {
+  if (fixtureHas(name, ".inputs.safetensors")) return s.setInputs(inputsOf(fixturePath(name, ".inputs.safetensors")));
+  for (const TensorData& t : p.sampleInputs)
+    if (!t.hasData()) return s.setRandomInputs(0);
+  return s.setInputs(p.sampleInputs);
+}
+
+}  // namespace
+
+class StepBackTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { atenBackend().setThreads(1); }
+
+  void backThenForwardEqualsAStraightRun_data() { addFixtureRows(); }
+  void backThenForwardEqualsAStraightRun() {
+    QFETCH(QString, name);
+    QFETCH(bool, meta);
+    const std::string n = name.toStdString();
+    const auto program = runnableProgram(n, meta);
+    if (!program) QSKIP("no weights to run it with");
+
+    auto straight = atenBackend().createSession(*program);
+    QVERIFY(giveInputs(*straight, n, *program).ok());
+    const StepOutcome end = straight->run();  // Finished, or Failed where eager fails too
+
+    auto s = atenBackend().createSession(*program);
+    QVERIFY(giveInputs(*s, n, *program).ok());
+    int steps = 0;
+    while (!s->finished()) {
+      const NodeId node = s->position();
+      const StepOutcome forward = s->step();
+      if (forward.reason == StopReason::Failed) {
+        QCOMPARE(end.reason, StopReason::Failed);
+        QCOMPARE(forward.diagnosis.node, end.diagnosis.node);
+        break;
+      }
+      QVERIFY(forward.reason == StopReason::Stepped || forward.reason == StopReason::Finished);
+      const NodeId next = s->position();
+      // what the forward run had (copies: an in-place op later in the run may change them)
+      std::vector<std::optional<TensorData>> had;
+      for (const ValueId v : program->node(node).outputs) had.push_back(s->tensor(v));
+
+      const StepOutcome back = s->stepBack();
+      QCOMPARE(back.reason, StopReason::Stepped);
+      QCOMPARE(s->position(), node);  // the node runs next again
+      QVERIFY(!s->record(node));
+      QCOMPARE(s->step().reason, forward.reason);
+      QCOMPARE(s->position(), next);
+      for (std::size_t i = 0; i < had.size(); ++i) {
+        const ValueId v = program->node(node).outputs[i];
+        const auto again = s->tensor(v);
+        QCOMPARE(again.has_value(), had[i].has_value());
+        if (again) QVERIFY2(sameTensor(*again, *had[i]), (program->value(v).name + " differs after a step back").c_str());
+      }
+      ++steps;
+    }
+    if (end.reason == StopReason::Finished) {
+      QVERIFY(s->finished());
+      const auto ours = s->outputs(), theirs = straight->outputs();
+      QCOMPARE(ours.size(), theirs.size());
+      for (std::size_t i = 0; i < ours.size(); ++i) QVERIFY(sameTensor(ours[i], theirs[i]));
+    }
+    QVERIFY(steps > 0 || end.reason == StopReason::Failed);
+  }
+
+  // At the start there is nothing to go back to; from the end, back lands before the last op.
+  void backAtTheStartDoesNothingAndFromTheEndRunsTheLastOpAgain() {
+    const Program p = loadProgram(fixturePath("mlp", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("mlp", ".inputs.safetensors"))).ok());
+    const NodeId first = s->position();
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->position(), first);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->position(), *p.findNode("linear_1"));
+    QVERIFY(!s->finished());
+    QCOMPARE(s->run().reason, StopReason::Finished);
+  }
+
+  // A breakpoint or stop condition between the start and the node does not stop the replay.
+  void backReplaysPastBreakpointsAndStopConditions() {
+    const Program p = loadProgram(fixturePath("nan_from_sqrt", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("nan_from_sqrt", ".inputs.safetensors"))).ok());
+    StopConditions stops;
+    stops.nanOrInf = true;
+    s->setStopConditions(stops);
+    QCOMPARE(s->run().reason, StopReason::StopCondition);  // after sqrt
+    const NodeId afterSqrt = s->position();
+    s->setBreakpoints({*p.findNode("sub")});
+    QVERIFY(s->step().reason != StopReason::Failed);  // add: NaN in, NaN out
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->position(), afterSqrt);
+  }
+};
+
+QTEST_GUILESS_MAIN(StepBackTest)
+#include "StepBackTest.moc"
