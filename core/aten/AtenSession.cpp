@@ -234,10 +234,60 @@ class AtenSession final : public Session {
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     if (!m_runs[static_cast<std::size_t>(id)].executed || !k.doesWork() || k.problem())
       throw std::runtime_error("node '" + n.name + "' has not run");
-    const std::vector<ValueId> named = valuesNamedBy(n);
-    if (inputs.size() != named.size())
-      throw std::runtime_error("node '" + n.name + "' names " + std::to_string(named.size()) + " values, " +
+    if (inputs.size() != valuesNamedBy(n).size())
+      throw std::runtime_error("node '" + n.name + "' names " + std::to_string(valuesNamedBy(n).size()) + " values, " +
                                std::to_string(inputs.size()) + " were given");
+    return callDetached(id, &inputs);
+  }
+
+  void setPatches(NodeId node, std::vector<ArgumentPatch> patches) override {
+    if (node < 0 || static_cast<std::size_t>(node) >= m_kernels.size())
+      throw std::invalid_argument("no node " + std::to_string(node));
+    m_kernels[static_cast<std::size_t>(node)]->setPatches(patches);  // throws before anything changes
+    if (patches.empty()) m_patches.erase(node);
+    else m_patches[node] = std::move(patches);
+  }
+
+  const std::map<NodeId, std::vector<ArgumentPatch>>& patches() const override { return m_patches; }
+
+  PatchTrial tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches) override {
+    if (finished() || node != m_pos) throw std::runtime_error("only the next node's call can be tried");
+    NodeKernel& k = *m_kernels[static_cast<std::size_t>(node)];
+    if (k.problem()) throw std::runtime_error(k.problem()->message);
+    const auto it = m_patches.find(node);
+    const std::vector<ArgumentPatch> now = it == m_patches.end() ? std::vector<ArgumentPatch>{} : it->second;
+    PatchTrial trial;
+    auto attempt = [&](std::vector<std::optional<TensorData>>& outputs, std::string& problem) {
+      try {
+        outputs = callDetached(node, nullptr);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    };
+    attempt(trial.before, trial.beforeProblem);
+    k.setPatches(patches);
+    attempt(trial.after, trial.afterProblem);
+    k.setPatches(now);
+    return trial;
+  }
+
+  std::vector<TensorData> outputs() const override {
+    std::vector<TensorData> out;
+    for (const auto& s : m_p.outputs) {
+      if (s.kind != OutputKind::UserOutput || s.value == kNone) continue;
+      const auto& v = m_values[static_cast<std::size_t>(s.value)];
+      if (v.isTensor()) out.push_back(fromAten(v.toTensor()));
+    }
+    return out;
+  }
+
+ private:
+  /// Calls node `id` on the frame's values (or `inputs` where given) and gives its outputs; the
+  /// frame is left as it was, whatever the call writes, however it ends.
+  std::vector<std::optional<TensorData>> callDetached(NodeId id, const std::vector<std::optional<TensorData>>* inputs) {
+    const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
+    NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
+    const std::vector<ValueId> named = valuesNamedBy(n);
     c10::InferenceMode guard;
     // Everything the call may overwrite, put back however it ends (in reverse: a value named twice
     // is saved twice, the run's own first).
@@ -252,8 +302,8 @@ class AtenSession final : public Session {
     for (std::size_t i = 0; i < named.size(); ++i) {
       c10::IValue& slot = m_values[static_cast<std::size_t>(named[i])];
       restore.saved.emplace_back(named[i], slot);
-      if (inputs[i]) {
-        at::Tensor t = toAten(*inputs[i]);
+      if (inputs && (*inputs)[i]) {
+        at::Tensor t = toAten(*(*inputs)[i]);
         slot = slot.isTensor() ? t.to(slot.toTensor().options(), false, true) : placed(t).clone();
       } else if (slot.isTensor()) {
         slot = slot.toTensor().clone();  // an op that writes its argument writes the copy
@@ -264,7 +314,7 @@ class AtenSession final : public Session {
     try {
       k.run(m_values, stack, scratch);
     } catch (const MissingValue& e) {
-      throw std::runtime_error("node '" + n.name + "' cannot run again: value '" + m_p.value(e.value).name +
+      throw std::runtime_error("node '" + n.name + "' cannot run: value '" + m_p.value(e.value).name +
                                "' is no longer held");
     } catch (const c10::Error& e) {
       throw std::runtime_error(firstLine(e.what_without_backtrace()));
@@ -277,17 +327,6 @@ class AtenSession final : public Session {
     return out;
   }
 
-  std::vector<TensorData> outputs() const override {
-    std::vector<TensorData> out;
-    for (const auto& s : m_p.outputs) {
-      if (s.kind != OutputKind::UserOutput || s.value == kNone) continue;
-      const auto& v = m_values[static_cast<std::size_t>(s.value)];
-      if (v.isTensor()) out.push_back(fromAten(v.toTensor()));
-    }
-    return out;
-  }
-
- private:
   /// The weights with data as ATen tensors, once per session: a misaligned one is copied then,
   /// not on every reset.
   struct BridgedWeight {
@@ -574,6 +613,7 @@ class AtenSession final : public Session {
   NodeId m_pos = 0;
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
+  std::map<NodeId, std::vector<ArgumentPatch>> m_patches;
   std::atomic<bool> m_cancel{false};
   RunObserver* m_observer = nullptr;  // the running loop's
   std::function<bool()> m_outerCancelled;

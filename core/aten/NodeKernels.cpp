@@ -3,12 +3,14 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <cmath>
 
 #include "CustomKernel.h"
 #include "IValueSummary.h"
 #include "IrCallPlanner.h"
 #include "OperatorLookup.h"
 #include "SymbolicKernels.h"
+#include "TensorBridge.h"
 
 namespace torchir {
 namespace {
@@ -50,18 +52,72 @@ class PlannedKernel : public NodeKernel {
     std::vector<ArgumentRecord> out = m_plan.records;
     for (std::size_t i = 0; i < out.size() && i < values.size(); ++i)
       if (!isPlanConstant(m_plan.args[i])) out[i].value = summarize(values[i]);
+    for (const auto& [i, patch] : m_patches) {
+      if (i < values.size()) out[i].value = summarize(values[i]);
+      out[i].source = ArgSource::Patched;
+      out[i].sourceDetail = describePatch(patch) + (out[i].sourceDetail.empty() ? "" : " (was " + out[i].sourceDetail + ")");
+    }
     return out;
   }
 
+  void setPatches(const std::vector<ArgumentPatch>& patches) override {
+    std::vector<std::pair<std::size_t, ArgumentPatch>> resolved;
+    for (const ArgumentPatch& p : patches) {
+      std::size_t i = 0;
+      while (i < m_plan.records.size() && m_plan.records[i].name != p.argument) ++i;
+      if (i == m_plan.records.size()) throw std::invalid_argument("the call has no argument '" + p.argument + "'");
+      // a number export put in a Tensor slot (mul(x, 0.001)) is edited as a number
+      const std::string& kind = m_plan.records[i].value.kind;
+      const bool number = m_plan.args[i].kind == ArgPlan::WrappedNumber ||
+                          (isPlanConstant(m_plan.args[i]) && (kind == "float" || kind == "int" || kind == "bool"));
+      const bool tensor = m_plan.records[i].declaredType.find("Tensor") != std::string::npos && !number;
+      if (tensor == (p.kind == ArgumentPatch::Kind::Scalar))
+        throw std::invalid_argument("'" + p.argument + "' is " + m_plan.records[i].declaredType + ": " +
+                                    (tensor ? "cast, fill or replace it" : "give it a number"));
+      resolved.emplace_back(i, p);
+    }
+    m_patches = std::move(resolved);
+  }
+
  protected:
-  /// Pushes the call's arguments and keeps them (references) for the record, before the call consumes them.
+  /// Pushes the call's arguments, the user's changes made, and keeps them (references) for the
+  /// record, before the call consumes them.
   void push(const FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const {
     stack.reserve(m_plan.args.size());
     pushArguments(m_plan, frame, stack);
+    for (const auto& [i, patch] : m_patches) stack.at(i) = patched(stack.at(i), patch, m_plan.records[i].declaredType);
     run.args.assign(stack.begin(), stack.end());
   }
   CallPlan m_plan;
   std::string m_schema;
+  std::vector<std::pair<std::size_t, ArgumentPatch>> m_patches;  // by argument index
+
+ private:
+  static c10::IValue patched(const c10::IValue& v, const ArgumentPatch& p, const std::string& declared) {
+    switch (p.kind) {
+      case ArgumentPatch::Kind::Scalar:
+        if (v.isTensor()) {  // a number in a Tensor slot: a wrapped number, as the dispatcher makes one
+          at::Tensor t = at::scalar_tensor(p.value, v.toTensor().options());
+          t.unsafeGetTensorImpl()->set_wrapped_number(true);
+          return t;
+        }
+        if (declared.rfind("bool", 0) == 0) return c10::IValue(p.value != 0);
+        if (declared.rfind("int", 0) == 0 || declared.rfind("SymInt", 0) == 0 || v.isInt())
+          return c10::IValue(static_cast<int64_t>(std::llround(p.value)));
+        return c10::IValue(p.value);
+      case ArgumentPatch::Kind::Cast:
+        if (!v.isTensor()) throw std::invalid_argument("'" + p.argument + "' holds no tensor to cast");
+        return v.toTensor().to(static_cast<at::ScalarType>(p.dtype));
+      case ArgumentPatch::Kind::Fill:
+        if (!v.isTensor()) throw std::invalid_argument("'" + p.argument + "' holds no tensor to fill");
+        return at::full_like(v.toTensor(), p.value);
+      case ArgumentPatch::Kind::Replace: {
+        at::Tensor t = toAten(p.tensor).clone();
+        return v.isTensor() ? t.to(v.toTensor().device()) : t;
+      }
+    }
+    return v;
+  }
 };
 
 /// An op the dispatcher holds, called boxed.

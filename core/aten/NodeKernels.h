@@ -2,11 +2,13 @@
 // How each node runs, decided once when a session is made: one class per kind of node behind one
 // interface (as nativert's OpKernel), resolved by resolveNodeKernel.
 #include <memory>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "HigherOrderKernels.h"
+#include "exec/Patch.h"
 
 namespace torchir {
 
@@ -50,6 +52,11 @@ class NodeKernel {
   virtual std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& /*values*/) const { return {}; }
   /// The nodes a higher-order node's subgraphs ran the last time.
   virtual std::vector<InnerRecord> inner() const { return {}; }
+  /// Edit and continue: later runs call the op with these arguments changed (empty: as planned).
+  /// Throws std::invalid_argument for a call that cannot be edited or an argument it does not have.
+  virtual void setPatches(const std::vector<ArgumentPatch>& patches) {
+    if (!patches.empty()) throw std::invalid_argument("this node's call is not a schema call: it cannot be edited");
+  }
 };
 
 /// The kernel of node `n`: a higher-order op's subgraphs become child sessions through `make`.

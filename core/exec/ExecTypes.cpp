@@ -10,6 +10,7 @@ std::string_view argSourceName(ArgSource s) {
     case ArgSource::Attribute: return "attribute";
     case ArgSource::Default: return "default";
     case ArgSource::Inferred: return "inferred";
+    case ArgSource::Patched: return "user change";
   }
   return "?";
 }

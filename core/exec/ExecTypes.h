@@ -9,7 +9,7 @@
 namespace torchir {
 
 /// Where the engine took an argument's value from: the reconstructed schema arguments show it.
-enum class ArgSource : uint8_t { Input, Attribute, Default, Inferred };
+enum class ArgSource : uint8_t { Input, Attribute, Default, Inferred, Patched /* a user's change */ };
 std::string_view argSourceName(ArgSource s);
 
 /// A runtime value as the UI and the command line show it (no tensor data).

@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "ExecTypes.h"
+#include "Patch.h"
 
 namespace torchir {
 
@@ -92,6 +94,15 @@ class Session {
   /// lacks, a custom op without an executor, a call that does not fit its schema): the diagnosis
   /// each would fail with, in node order.
   virtual std::vector<Diagnosis> plannedProblems() const = 0;
+
+  /// Edit and continue: every later run of `node` (a step back's replay too) calls it with these
+  /// arguments changed; an empty list takes the change back. Throws std::invalid_argument when the
+  /// node's call cannot be edited or has no such argument (then nothing changes).
+  virtual void setPatches(NodeId node, std::vector<ArgumentPatch> patches) = 0;
+  virtual const std::map<NodeId, std::vector<ArgumentPatch>>& patches() const = 0;
+  /// The next node's call as it would run now and with `patches` instead, on the values it gets
+  /// now; the run stays as it was. Throws std::runtime_error when `node` is not the next to run.
+  virtual PatchTrial tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches) = 0;
 
   /// What a node's last run recorded; nullptr if it has not run since the last reset.
   virtual const NodeRecord* record(NodeId node) const = 0;

@@ -1,0 +1,157 @@
+// Edit and continue in the engine: a node's call with arguments changed (Session::setPatches),
+// tried on the values it gets (tryPatches), and the fix a dtype mismatch suggests (suggestedCasts).
+#include <QtTest>
+
+#include "../program/FixtureZoo.h"
+#include "RunComparison.h"
+#include "exec/Patch.h"
+#include "program/ProgramLoader.h"
+
+using namespace torchir;
+using namespace torchir::test;
+
+namespace {
+
+/// `t` cast to float32 by the engine itself (an identity program would do; a cast patch is the
+/// thing under test, so the reference casts in C++: float16 to float32 is exact).
+TensorData halfToFloat(const TensorData& t) {
+  const std::vector<std::byte> half = t.contiguousBytes();
+  auto bytes = std::make_shared<std::vector<std::byte>>(half.size() * 2);
+  for (std::size_t i = 0; i < half.size() / 2; ++i) {
+    uint16_t h;
+    std::memcpy(&h, half.data() + 2 * i, 2);
+    const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    uint32_t f;
+    if (exponent == 0 && mantissa == 0) f = sign;
+    else if (exponent == 0x1f) f = sign | 0x7f800000u | (mantissa << 13);
+    else if (exponent == 0) {  // subnormal: normalise
+      int e = -1;
+      uint32_t m = mantissa;
+      do { ++e; m <<= 1; } while (!(m & 0x400));
+      f = sign | ((127 - 15 - e) << 23) | ((m & 0x3ff) << 13);
+    } else f = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    std::memcpy(bytes->data() + 4 * i, &f, 4);
+  }
+  auto storage = std::make_shared<Storage>();
+  storage->data = bytes->data();
+  storage->nbytes = bytes->size();
+  storage->owner = bytes;
+  return TensorData{DType::Float32, t.sizes, TensorData::contiguousStrides(t.sizes), 0, storage};
+}
+
+const ArgumentRecord& argumentNamed(const NodeRecord& r, const std::string& name) {
+  for (const auto& a : r.arguments)
+    if (a.name == name) return a;
+  throw std::runtime_error("no argument " + name);
+}
+
+}  // namespace
+
+class PatchTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { atenBackend().setThreads(1); }
+
+  // float16 inputs for a float32 program: linear fails; the suggested cast, applied, runs the
+  // program to the float32 run's bits on the same (rounded) inputs.
+  void suggestedCastFixesTheMixedPrecisionFailure() {
+    const Program p = loadProgram(fixturePath("mixed_precision", ".pt2"));
+    const auto half = inputsOf(fixturePath("mixed_precision", ".inputs_fp16.safetensors"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(half).ok());
+    const StepOutcome failed = s->run();
+    QCOMPARE(failed.reason, StopReason::Failed);
+    QCOMPARE(failed.diagnosis.kind, DiagnosisClass::DtypeMismatch);
+    const NodeId linear = *p.findNode("linear");
+    QCOMPARE(failed.diagnosis.node, linear);
+
+    const auto casts = suggestedCasts(p, failed.diagnosis);
+    QCOMPARE(casts.size(), std::size_t{1});
+    QCOMPARE(casts[0].argument, std::string("input"));
+    QCOMPARE(casts[0].kind, ArgumentPatch::Kind::Cast);
+    QCOMPARE(casts[0].dtype, DType::Float32);
+    QCOMPARE(describePatch(casts[0]), std::string("cast to float32"));
+
+    // tried first: the call as it is fails, the patched one gives linear's float32 output
+    const PatchTrial trial = s->tryPatches(linear, casts);
+    QVERIFY2(trial.beforeProblem.find("dtype") != std::string::npos, trial.beforeProblem.c_str());
+    QVERIFY2(trial.afterProblem.empty(), trial.afterProblem.c_str());
+    QCOMPARE(trial.after.size(), std::size_t{1});
+    QCOMPARE(trial.after[0]->dtype, DType::Float32);
+    QCOMPARE(s->position(), linear);  // a trial leaves the run where it was
+
+    s->setPatches(linear, casts);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    const auto& input = argumentNamed(*s->record(linear), "input");
+    QCOMPARE(input.source, ArgSource::Patched);
+    QCOMPARE(input.value.dtype, DType::Float32);
+    QVERIFY2(input.sourceDetail.find("cast to float32 (was x)") == 0, input.sourceDetail.c_str());
+
+    auto reference = atenBackend().createSession(p);
+    QVERIFY(reference->setInputs({halfToFloat(half[0])}).ok());
+    QCOMPARE(reference->run().reason, StopReason::Finished);
+    QVERIFY(sameTensor(s->outputs().at(0), reference->outputs().at(0)));
+
+    // the patch stays for a step back's replay and a reset; an empty list takes it back
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    QVERIFY(sameTensor(s->outputs().at(0), reference->outputs().at(0)));
+    s->setPatches(linear, {});
+    QVERIFY(s->patches().empty());
+    s->reset();
+    QCOMPARE(s->run().reason, StopReason::Failed);
+  }
+
+  void suggestedCastOfXHalfBeforeAFloat32Layer() {
+    const Program p = loadProgram(fixturePath("half_before_linear", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("half_before_linear", ".inputs.safetensors"))).ok());
+    const StepOutcome failed = s->run();
+    QCOMPARE(failed.reason, StopReason::Failed);
+    const auto casts = suggestedCasts(p, failed.diagnosis);
+    QCOMPARE(casts.size(), std::size_t{1});
+    QCOMPARE(casts[0].dtype, DType::Float32);  // the layer's weights' dtype
+    s->setPatches(failed.diagnosis.node, casts);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+  }
+
+  // A number export put in a Tensor slot (x * 1e-3) takes another number; a tensor filled with a
+  // value, and errors for what cannot be.
+  void numbersAndFilledTensors() {
+    const Program p = loadProgram(fixturePath("cancellation", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    const auto inputs = inputsOf(fixturePath("cancellation", ".inputs.safetensors"));
+    QVERIFY(s->setInputs(inputs).ok());
+    const NodeId mul = *p.findNode("mul");
+    QCOMPARE(s->position(), mul);
+    ArgumentPatch one;
+    one.argument = "other";
+    one.kind = ArgumentPatch::Kind::Scalar;
+    one.value = 1.0;
+    const PatchTrial trial = s->tryPatches(mul, {one});
+    QVERIFY2(trial.afterProblem.empty(), trial.afterProblem.c_str());
+    QVERIFY(sameTensor(*trial.after[0], inputs[0]));  // x * 1 is x
+    QVERIFY(!sameTensor(*trial.before[0], inputs[0]));
+
+    ArgumentPatch fill;
+    fill.argument = "self";
+    fill.kind = ArgumentPatch::Kind::Fill;
+    fill.value = 2.0;
+    const PatchTrial filled = s->tryPatches(mul, {fill, one});
+    QCOMPARE(filled.after[0]->sizes, inputs[0].sizes);
+    QCOMPARE(elementAsDouble(*filled.after[0], 0), 2.0);
+    QCOMPARE(elementAsDouble(*filled.after[0], filled.after[0]->numel() - 1), 2.0);
+
+    ArgumentPatch wrong = one;
+    wrong.argument = "self";  // a tensor from the frame is no number
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->setPatches(mul, {wrong}));
+    wrong.argument = "nonesuch";
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->setPatches(mul, {wrong}));
+    QVERIFY(s->patches().empty());
+    QCOMPARE(s->step().reason, StopReason::Stepped);
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, s->tryPatches(mul, {one}));  // no longer the next node
+  }
+};
+
+QTEST_GUILESS_MAIN(PatchTest)
+#include "PatchTest.moc"
