@@ -257,16 +257,17 @@ class AtenSession final : public Session {
     const auto it = m_patches.find(node);
     const std::vector<ArgumentPatch> now = it == m_patches.end() ? std::vector<ArgumentPatch>{} : it->second;
     PatchTrial trial;
-    auto attempt = [&](std::vector<std::optional<TensorData>>& outputs, std::string& problem) {
+    auto attempt = [&](std::vector<std::optional<TensorData>>& outputs, std::string& problem,
+                       std::vector<ArgumentRecord>* arguments) {
       try {
-        outputs = callDetached(node, nullptr);
+        outputs = callDetached(node, nullptr, arguments);
       } catch (const std::exception& e) {
         problem = e.what();
       }
     };
-    attempt(trial.before, trial.beforeProblem);
+    attempt(trial.before, trial.beforeProblem, nullptr);
     k.setPatches(patches);
-    attempt(trial.after, trial.afterProblem);
+    attempt(trial.after, trial.afterProblem, &trial.arguments);
     k.setPatches(now);
     return trial;
   }
@@ -284,7 +285,8 @@ class AtenSession final : public Session {
  private:
   /// Calls node `id` on the frame's values (or `inputs` where given) and gives its outputs; the
   /// frame is left as it was, whatever the call writes, however it ends.
-  std::vector<std::optional<TensorData>> callDetached(NodeId id, const std::vector<std::optional<TensorData>>* inputs) {
+  std::vector<std::optional<TensorData>> callDetached(NodeId id, const std::vector<std::optional<TensorData>>* inputs,
+                                                     std::vector<ArgumentRecord>* arguments = nullptr) {
     const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     const std::vector<ValueId> named = valuesNamedBy(n);
@@ -311,6 +313,14 @@ class AtenSession final : public Session {
     }
     NodeRun scratch;
     torch::jit::Stack stack;
+    struct Arguments {  // what the call was given, however it ends
+      const NodeKernel& kernel;
+      const NodeRun& run;
+      std::vector<ArgumentRecord>* out;
+      ~Arguments() {
+        if (out) *out = kernel.arguments(run);
+      }
+    } record{k, scratch, arguments};
     try {
       k.run(m_values, stack, scratch);
     } catch (const MissingValue& e) {

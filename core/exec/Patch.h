@@ -35,6 +35,7 @@ std::vector<ArgumentPatch> suggestedCasts(const Program& program, const Diagnosi
 struct PatchTrial {
   std::vector<std::optional<TensorData>> before, after;  // the node's outputs; nullopt for a non-tensor
   std::string beforeProblem, afterProblem;  // why the call failed; "" when it ran
+  std::vector<ArgumentRecord> arguments;  // the call's arguments, the changes made
 };
 
 }  // namespace torchir

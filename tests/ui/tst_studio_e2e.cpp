@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QDir>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -21,6 +22,7 @@
 #include "graph/GraphPanel.h"
 #include "graph/GraphScene.h"
 #include "layout/ViewGraph.h"
+#include "program/Safetensors.h"
 #include "panels/FxTableModel.h"
 #include "panels/TensorSliceModel.h"
 #include "panels/TensorViewer.h"
@@ -123,6 +125,50 @@ class TestStudioEndToEnd : public QObject {
     const auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));
     QVERIFY2(title && title->text().contains(QStringLiteral("linear")), title ? qPrintable(title->text()) : "no title");
     saveScreenshot(window, QStringLiteral("mixed_precision_failure.png"));
+  }
+
+  // Edit and continue by keys alone: F5 fails at linear (float16 inputs, float32 weights); Ctrl+.
+  // applies the diagnosis's cast and runs on to the end, whose output is eager's float32 run of
+  // the same inputs, bit for bit; the changed node says so in the table and the graph.
+  void mixedPrecisionFixedByTheDiagnosissCast() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.open({torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
+                 torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTest::keyClick(&window, Qt::Key_F5);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
+    auto* fix = window.findChild<QPushButton*>(QStringLiteral("diagnosisFix"));
+    QVERIFY(fix);
+    QTRY_VERIFY(fix->isVisible());
+    QVERIFY2(fix->text().contains(QStringLiteral("input cast to float32")), qPrintable(fix->text()));
+
+    QTest::keyClick(&window, Qt::Key_Period, Qt::ControlModifier);  // Apply the Diagnosis's Fix
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    const torchir::Program& program = window.program()->program;
+    const torchir::NodeId linear = *program.findNode("linear");
+    QVERIFY(window.session()->marks().isPatched(linear));
+    const auto* fx = window.findChild<QTableView*>(QStringLiteral("fxTable"))->model();
+    QCOMPARE(fx->index(linear, columnNamed(fx, QStringLiteral("status"))).data().toString(), QStringLiteral("done, edited"));
+    auto* graph = window.findChild<torchir::ui::GraphPanel*>();
+    QVERIFY(graph && graph->scene()->boxForNode(linear) && graph->scene()->boxForNode(linear)->patched());
+    const auto& input = window.session()->record(linear)->arguments.front();
+    QCOMPARE(input.source, torchir::ArgSource::Patched);
+    QCOMPARE(input.value.dtype, torchir::DType::Float32);
+
+    QSignalSpy ready(window.session(), &torchir::ui::SessionController::tensorReady);
+    const torchir::ValueId out = program.outputs.front().value;
+    window.session()->requestTensor(out);
+    QVERIFY(ready.wait(kTimeoutMs));
+    const auto ours = ready.takeFirst().at(1).value<torchir::TensorData>();
+    const torchir::TensorData eager =
+        torchir::readSafetensors(torchir::test::fixturePath("mixed_precision", ".outputs_fp16_cast.safetensors").toStdString())
+            .at("output_0");
+    QCOMPARE(ours.dtype, eager.dtype);
+    QCOMPARE(ours.sizes, eager.sizes);
+    QVERIFY(ours.contiguousBytes() == eager.contiguousBytes());
+    saveScreenshot(window, QStringLiteral("edit_and_continue.png"));
   }
 
   // A meta export: the Problems panel lists each weight without data before anything runs, and

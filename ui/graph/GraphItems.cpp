@@ -84,6 +84,12 @@ void BoxItem::setBreakpoint(bool on) {
   update();
 }
 
+void BoxItem::setPatched(bool on) {
+  if (on == m_patched) return;
+  m_patched = on;
+  update();
+}
+
 void BoxItem::setSelectedNode(bool on) {
   if (on == m_selected) return;
   m_selected = on;
@@ -119,6 +125,11 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
   painter->setBrush(look.fill);
   painter->drawRoundedRect(m_rect, radius, radius);
 
+  if (m_patched) {
+    painter->setPen(QPen(QColor(0xef, 0x6c, 0x00), 2.5));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(m_rect.adjusted(-1, -1, 1, 1), radius, radius);
+  }
   if (m_inSlice) {
     painter->setPen(QPen(QColor(0x7b, 0x1f, 0xa2), 2, Qt::DashLine));
     painter->setBrush(Qt::NoBrush);

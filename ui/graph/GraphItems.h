@@ -45,6 +45,9 @@ class BoxItem : public QGraphicsItem {
   /// In the backward slice of a comparison's first NaN or Inf: a dashed purple outline.
   void setInSlice(bool on);
   bool inSlice() const { return m_inSlice; }
+  /// The user changed the node's call (edit and continue): an orange outline.
+  void setPatched(bool on);
+  bool patched() const { return m_patched; }
 
  private:
   QRectF m_rect;
@@ -52,7 +55,7 @@ class BoxItem : public QGraphicsItem {
   layout::BoxKind m_kind;
   int m_node, m_module, m_index;
   NodeStatus m_status = NodeStatus::NotRun;
-  bool m_breakpoint = false, m_selected = false, m_inSlice = false;
+  bool m_breakpoint = false, m_selected = false, m_inSlice = false, m_patched = false;
   QColor m_tint;
 };
 

@@ -104,6 +104,7 @@ void GraphScene::applyMarks(BoxItem* item) const {
   item->setTint(n < m_tints.size() ? m_tints[n] : QColor());
   item->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
   item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
+  item->setPatched(m_marks.isPatched(item->node()));
   item->setSelectedNode(item->node() == m_selected);
 }
 
@@ -113,6 +114,8 @@ void GraphScene::setMarks(const ExecutionMarks& marks) {
   std::vector<NodeId> touched{m_marks.current, m_marks.failed, marks.current, marks.failed};
   std::set_symmetric_difference(m_marks.breakpoints.begin(), m_marks.breakpoints.end(), marks.breakpoints.begin(),
                                 marks.breakpoints.end(), std::back_inserter(touched));
+  std::set_symmetric_difference(m_marks.patched.begin(), m_marks.patched.end(), marks.patched.begin(),
+                                marks.patched.end(), std::back_inserter(touched));
   const std::size_t n = std::max(m_marks.executed.size(), marks.executed.size());
   for (std::size_t i = 0; i < n; ++i) {
     const bool before = i < m_marks.executed.size() && m_marks.executed[i];

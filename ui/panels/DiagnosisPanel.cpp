@@ -61,6 +61,12 @@ DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
   m_body->setLayout(body);
   m_message = section(tr("libtorch says"), "diagnosisMessage", false);
   m_explanation = section(tr("What happened, and what to change"), "diagnosisExplanation", false);
+  // The fix the failure suggests (a dtype mismatch's cast), applied and run on in one click.
+  m_fix = new QPushButton(m_body);
+  m_fix->setObjectName(QStringLiteral("diagnosisFix"));
+  m_fix->hide();
+  body->addWidget(m_fix, 0, Qt::AlignLeft);
+  connect(m_fix, &QPushButton::clicked, this, &DiagnosisPanel::fixRequested);
   m_schema = section(tr("Schema"), "diagnosisSchema", true);
   m_arguments = section(tr("Arguments"), "diagnosisArguments", true);
   m_source = section(tr("Source"), "diagnosisSource", true);
@@ -145,8 +151,14 @@ void DiagnosisPanel::setDiagnosis(const torchir::Diagnosis& d) {
   m_scroll->show();
 }
 
+void DiagnosisPanel::setFix(const QString& text) {
+  m_fix->setText(text);
+  m_fix->setVisible(!text.isEmpty());
+}
+
 void DiagnosisPanel::clear() {
   m_nodeId = torchir::kNone;
+  setFix({});
   for (QLabel* label : {m_class, m_node, m_message, m_explanation, m_schema, m_arguments, m_source}) label->clear();
   m_goTo->setEnabled(false);
   m_empty->show();

@@ -20,6 +20,9 @@ class DiagnosisPanel : public QWidget {
   explicit DiagnosisPanel(QWidget* parent = nullptr);
 
   void setDiagnosis(const torchir::Diagnosis& diagnosis);
+  /// The button of the fix the diagnosis suggests ("Cast input to float32 and continue"); empty
+  /// hides it. fixRequested says it was pressed.
+  void setFix(const QString& text);
   void clear();
 
   /// The first frame of an export stack trace: the user's `File "...", line N, in f` and its code.
@@ -29,6 +32,7 @@ class DiagnosisPanel : public QWidget {
 
  Q_SIGNALS:
   void nodeActivated(torchir::NodeId node);
+  void fixRequested();
 
  private:
   QLabel* section(const QString& caption, const char* objectName, bool monospace);
@@ -36,6 +40,7 @@ class DiagnosisPanel : public QWidget {
   QLabel* m_class = nullptr;
   QLabel* m_node = nullptr;
   QPushButton* m_goTo = nullptr;
+  QPushButton* m_fix = nullptr;
   QLabel* m_message = nullptr;
   QLabel* m_explanation = nullptr;
   QLabel* m_schema = nullptr;

@@ -100,6 +100,7 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
   for (int row = 0; row < rows; ++row) {
     const NodeStatus status = marks.status(row);
     const bool breakpoint = marks.hasBreakpoint(row);
+    const bool patched = marks.isPatched(row);
     // A record of a node outside the current run (e.g. a stale one after reset) is not asked
     // for: only nodes that ran or failed can have one.
     std::shared_ptr<const torchir::NodeRecord> record =
@@ -107,9 +108,11 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     if (record && !record->executed) record.reset();
     RunState& current = m_run[static_cast<std::size_t>(row)];
     const bool sameRecord = sameOutcome(current.record.get(), record.get());
-    const bool changed = status != current.status || breakpoint != current.breakpoint || !sameRecord;
+    const bool changed =
+        status != current.status || breakpoint != current.breakpoint || patched != current.patched || !sameRecord;
     current.status = status;
     current.breakpoint = breakpoint;
+    current.patched = patched;
     current.record = std::move(record);
     if (!sameRecord) current.texts.reset();
     if (!changed) {
@@ -181,7 +184,11 @@ QString FxTableModel::cellText(int row, int column) const {
   }
   const RunState& run = m_run[r];
   switch (column) {
-    case Status: return isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status);
+    case Status: {
+      const QString status = isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status);
+      if (!run.patched) return status;  // a user change to the call is marked as one
+      return status.isEmpty() ? QStringLiteral("edited") : status + QStringLiteral(", edited");
+    }
     case Output: return texts(row).output;
     case Time: return texts(row).time;
     default: return {};

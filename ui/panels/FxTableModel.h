@@ -60,6 +60,7 @@ class FxTableModel : public QAbstractTableModel {
   struct RunState {
     NodeStatus status = NodeStatus::NotRun;
     bool breakpoint = false;
+    bool patched = false;  // the user changed its call
     std::shared_ptr<const torchir::NodeRecord> record;  // what the run columns show; null: not run
     // Made from `record` when a view first asks for them: a progress report of a long run then
     // costs a comparison per row, not the formatting of every row that ran since the last one.

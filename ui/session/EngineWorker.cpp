@@ -397,4 +397,27 @@ void EngineWorker::fetchTensor(quint64 generation, torchir::ValueId value) {
   Q_EMIT tensorReady(generation, value, *tensor);
 }
 
+void EngineWorker::tryPatches(quint64 generation, torchir::NodeId node,
+                              const std::vector<torchir::ArgumentPatch>& patches) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  torchir::PatchTrial trial;
+  try {
+    trial = m_session->tryPatches(node, patches);
+  } catch (const std::exception& e) {
+    trial.afterProblem = e.what();
+  }
+  Q_EMIT patchTried(generation, node, trial);
+}
+
+void EngineWorker::applyPatches(quint64 generation, torchir::NodeId node,
+                                const std::vector<torchir::ArgumentPatch>& patches) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  try {
+    m_session->setPatches(node, patches);
+    Q_EMIT patchesApplied(generation, node, patches, {});
+  } catch (const std::exception& e) {
+    Q_EMIT patchesApplied(generation, node, patches, oneLine(QString::fromUtf8(e.what())));
+  }
+}
+
 }  // namespace torchir::ui

@@ -79,6 +79,10 @@ class EngineWorker : public QObject {
   void continueComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop);
   /// The compared output of `node` in this run and in the reference, and their difference.
   void fetchCompared(quint64 generation, torchir::NodeId node);
+  /// Edit and continue: the next node's call with and without `patches` (Session::tryPatches).
+  void tryPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
+  /// Every later run of `node` takes `patches` (Session::setPatches); reported by patchesApplied.
+  void applyPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
 
  Q_SIGNALS:
   void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
@@ -91,6 +95,10 @@ class EngineWorker : public QObject {
   void comparedReady(quint64 generation, torchir::NodeId node, const torchir::TensorData& run,
                      const torchir::TensorData& reference, const torchir::TensorData& difference);
   void comparedUnavailable(quint64 generation, torchir::NodeId node, const QString& why);
+  void patchTried(quint64 generation, torchir::NodeId node, const torchir::PatchTrial& trial);
+  /// `problem` is empty when the session took the patches.
+  void patchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
+                      const QString& problem);
 
  private:
   class CommandObserver;

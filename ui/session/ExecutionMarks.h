@@ -15,6 +15,7 @@ struct ExecutionMarks {
   torchir::NodeId failed = torchir::kNone;   // the node where the run failed or a stop condition fired
   std::vector<bool> executed;                // by NodeId: ran since the last reset
   std::set<torchir::NodeId> breakpoints;
+  std::set<torchir::NodeId> patched;  // nodes whose call the user changed (edit and continue)
 
   NodeStatus status(torchir::NodeId n) const {
     if (n == failed) return NodeStatus::Failed;
@@ -23,6 +24,7 @@ struct ExecutionMarks {
     return i < executed.size() && executed[i] ? NodeStatus::Executed : NodeStatus::NotRun;
   }
   bool hasBreakpoint(torchir::NodeId n) const { return breakpoints.count(n) != 0; }
+  bool isPatched(torchir::NodeId n) const { return patched.count(n) != 0; }
 };
 
 }  // namespace torchir::ui

@@ -27,12 +27,19 @@ SessionController::SessionController(QObject* parent)
   qRegisterMetaType<torchir::TensorData>();
   qRegisterMetaType<torchir::StopReason>();
   qRegisterMetaType<std::vector<torchir::Problem>>();
+  qRegisterMetaType<torchir::PatchTrial>();
+  qRegisterMetaType<std::vector<torchir::ArgumentPatch>>();
 
   m_worker = new EngineWorker(m_controls);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   connect(m_worker, &EngineWorker::started, this, &SessionController::onStarted);
   connect(m_worker, &EngineWorker::startFailed, this, &SessionController::onStartFailed);
+  connect(m_worker, &EngineWorker::patchTried, this,
+          [this](quint64 generation, torchir::NodeId node, const torchir::PatchTrial& trial) {
+            if (generation == m_generation) Q_EMIT patchTried(node, trial);
+          });
+  connect(m_worker, &EngineWorker::patchesApplied, this, &SessionController::onPatchesApplied);
   connect(m_worker, &EngineWorker::problemsFound, this,
           [this](quint64 generation, const std::vector<torchir::Problem>& problems) {
             if (generation != m_generation) return;
@@ -82,6 +89,8 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   }
   forgetRun();
   m_program = std::move(program);
+  m_patches.clear();
+  m_marks.patched.clear();
   setProblems({});
   m_marks.executed.assign(m_program->program.nodes.size(), false);
   m_records.assign(m_program->program.nodes.size(), nullptr);
@@ -101,6 +110,8 @@ void SessionController::clear() {
   const bool hadProgram = m_program != nullptr;
   forgetRun();
   m_program.reset();
+  m_patches.clear();
+  m_marks.patched.clear();
   setProblems({});
   EngineWorker* worker = m_worker;
   QMetaObject::invokeMethod(worker, [worker] { worker->clear(); }, Qt::QueuedConnection);
@@ -164,6 +175,51 @@ void SessionController::continueComparison(torchir::CompareStop stop) {
 
 void SessionController::step() {
   if (canStep()) send(EngineCommand::Step, torchir::kNone);
+}
+
+bool SessionController::canEditCall() const {
+  return m_hasSession && m_marks.current != torchir::kNone &&
+         (m_state == RunState::Ready || m_state == RunState::Paused || m_state == RunState::Failed);
+}
+
+void SessionController::tryPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches) {
+  if (!canEditCall()) return;
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->tryPatches(generation, node, patches); }, Qt::QueuedConnection);
+}
+
+void SessionController::applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
+                                     bool andContinue) {
+  if (!m_hasSession || !validNode(node) || m_state == RunState::Running) return;
+  m_continueAfterPatch = andContinue ? node : torchir::kNone;
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->applyPatches(generation, node, patches); }, Qt::QueuedConnection);
+}
+
+void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId node,
+                                         const std::vector<torchir::ArgumentPatch>& patches, const QString& problem) {
+  if (generation != m_generation) return;
+  const bool goOn = std::exchange(m_continueAfterPatch, torchir::kNone) == node;
+  if (!problem.isEmpty()) {
+    Q_EMIT patchRefused(node, problem);
+    return;
+  }
+  if (patches.empty()) {
+    m_patches.erase(node);
+    m_marks.patched.erase(node);
+  } else {
+    m_patches[node] = patches;
+    m_marks.patched.insert(node);
+  }
+  Q_EMIT marksChanged();
+  if (!goOn) return;
+  // A failed node runs again with its call changed: the failure it had is no longer the run's.
+  if (m_state == RunState::Failed) setState(RunState::Paused);
+  continueRun();
 }
 
 void SessionController::stepBack() {

@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -53,8 +54,9 @@ class SessionController : public QObject {
   QString inputsDescription() const { return m_inputsDescription; }
 
   bool canStep() const;
-
   bool canStepBack() const;
+  /// Edit and continue applies to the next node, paused or failed there.
+  bool canEditCall() const;
   bool canContinue() const;
   bool canRunTo(torchir::NodeId node) const;
   bool canReset() const;
@@ -65,6 +67,13 @@ class SessionController : public QObject {
   // Ignored when not allowed in the current state.
   void step();
   void stepBack();  // the last node that ran runs next again (Session::stepBack)
+  /// The next node's call with and without `patches`; patchTried reports it.
+  void tryPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
+  /// Every later run of `node` takes `patches` (empty: as exported); then, if `andContinue`, the
+  /// run goes on (from a failure too). patchRefused reports what the engine would not take.
+  void applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, bool andContinue);
+  /// The user's changes to calls, by node, as the engine took them.
+  const std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>>& patches() const { return m_patches; }
   void continueRun();
   void runTo(torchir::NodeId node);
   void reset();
@@ -99,6 +108,8 @@ class SessionController : public QObject {
   void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
   void comparisonChanged();
   void problemsChanged();
+  void patchTried(torchir::NodeId node, const torchir::PatchTrial& trial);
+  void patchRefused(torchir::NodeId node, const QString& why);
   /// The node's output in this run, in the reference, and this run's minus the reference's.
   void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
                      const torchir::TensorData& difference);
@@ -116,6 +127,8 @@ class SessionController : public QObject {
   void forgetRun();
   void setState(RunState state);
   void setProblems(std::vector<torchir::Problem> problems);
+  void onPatchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
+                        const QString& problem);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
 
@@ -132,6 +145,8 @@ class SessionController : public QObject {
   std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
   torchir::Diagnosis m_diagnosis;
   std::vector<torchir::Problem> m_problems;
+  std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>> m_patches;
+  torchir::NodeId m_continueAfterPatch = torchir::kNone;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;
   ComparisonPtr m_comparison;

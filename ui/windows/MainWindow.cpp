@@ -29,6 +29,9 @@
 #include "panels/ArgumentsPanel.h"
 #include "panels/DiagnosisPanel.h"
 #include "panels/ProblemsPanel.h"
+#include "compare/TensorMetrics.h"
+#include "exec/Patch.h"
+#include "windows/EditCallDialog.h"
 #include "panels/FxTableModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
@@ -193,6 +196,7 @@ void MainWindow::createDocks() {
   });
   connect(m_diagnosis, &DiagnosisPanel::nodeActivated, this, [this](torchir::NodeId n) { selectNode(n, nullptr); });
   connect(m_problems, &ProblemsPanel::nodeActivated, this, [this](torchir::NodeId n) { selectNode(n, nullptr); });
+  connect(m_diagnosis, &DiagnosisPanel::fixRequested, this, &MainWindow::applySuggestedFix);
 }
 
 void MainWindow::createActions() {
@@ -205,6 +209,19 @@ void MainWindow::createActions() {
   m_nodeMenu = new QMenu(this);
   m_nodeMenu->addAction(m_actions->runToSelected());
   m_nodeMenu->addAction(m_actions->toggleBreakpoint());
+  m_editCall = new QAction(tr("&Edit Call…"), this);
+  m_editCall->setObjectName(QStringLiteral("actionEditCall"));
+  m_editCall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_editCall->setStatusTip(tr("Change the next node's arguments, try the call, and continue with the change"));
+  connect(m_editCall, &QAction::triggered, this, &MainWindow::editCall);
+  m_applyFix = new QAction(tr("Apply the Diagnosis's &Fix"), this);
+  m_applyFix->setObjectName(QStringLiteral("actionApplyFix"));
+  m_applyFix->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  m_applyFix->setEnabled(false);
+  connect(m_applyFix, &QAction::triggered, this, &MainWindow::applySuggestedFix);
+  addAction(m_applyFix);  // its shortcut works wherever the focus is
+  table->addAction(m_editCall);
+  m_nodeMenu->addAction(m_editCall);
   auto* runToolBar = addToolBar(tr("Run"));
   runToolBar->setObjectName(QStringLiteral("runToolBar"));
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -249,6 +266,9 @@ void MainWindow::createMenus() {
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   runMenu->addActions(m_actions->runActions());
+  runMenu->addSeparator();
+  runMenu->addAction(m_editCall);
+  runMenu->addAction(m_applyFix);
   runMenu->addSeparator();
   runMenu->addAction(m_actions->stopOnNan());
   runMenu->addAction(m_actions->stopOnDtype());
@@ -568,6 +588,15 @@ void MainWindow::onStopped(int reasonValue) {
     case torchir::StopReason::Failed:
     case torchir::StopReason::StopCondition:
       m_diagnosis->setDiagnosis(m_session->diagnosis());
+      m_suggestedFix = m_program ? torchir::suggestedCasts(m_program->program, m_session->diagnosis())
+                                 : std::vector<torchir::ArgumentPatch>{};
+      if (!m_suggestedFix.empty()) {
+        QStringList casts;
+        for (const auto& p : m_suggestedFix)
+          casts << QStringLiteral("%1 %2").arg(QString::fromStdString(p.argument), QString::fromStdString(torchir::describePatch(p)));
+        m_diagnosis->setFix(tr("Fix: %1, and continue (Ctrl+.)").arg(casts.join(QStringLiteral(", "))));
+      }
+      m_applyFix->setEnabled(!m_suggestedFix.empty());
       m_diagnosisDock->show();
       m_diagnosisDock->raise();
       selectNode(m_session->diagnosis().node, nullptr);
@@ -627,6 +656,46 @@ void MainWindow::saveBreakpoints() {
   if (!m_program) return;
   m_savedBreakpoints = m_session->marks().breakpoints;
   BreakpointStore().save(m_program->request.path, m_program->program, m_savedBreakpoints);
+}
+
+void MainWindow::editCall() {
+  if (!m_session->canEditCall()) {
+    statusBar()->showMessage(tr("Edit Call: pause at a node, or fail at one, first"), 4000);
+    return;
+  }
+  auto* dialog = new EditCallDialog(m_session, m_session->marks().current, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this] {
+    m_suggestedFix.clear();
+    m_applyFix->setEnabled(false);
+    m_diagnosis->clear();
+  });
+  connect(dialog, &EditCallDialog::trialShown, this, [this](torchir::NodeId node, const torchir::PatchTrial& trial) {
+    // the changed call's output beside the call's own, as a comparison shows two runs
+    if (trial.after.empty() || !trial.after.front() || !m_program) return;
+    const QString name = QString::fromStdString(m_program->program.node(node).name);
+    const torchir::TensorData& after = *trial.after.front();
+    if (trial.before.empty() || !trial.before.front()) {
+      m_tensor->setTensor(tr("%1 (changed call)").arg(name), after);
+    } else {
+      try {
+        m_tensor->setCompared(name + tr(" (changed call)"), after, *trial.before.front(),
+                              torchir::differenceOf(after, *trial.before.front()));
+      } catch (const std::exception&) {  // shapes or dtypes that cannot be subtracted
+        m_tensor->setTensor(tr("%1 (changed call)").arg(name), after);
+      }
+    }
+    m_tensorDock->raise();
+  });
+  dialog->open();
+}
+
+void MainWindow::applySuggestedFix() {
+  if (m_suggestedFix.empty() || !m_session->canEditCall()) return;
+  const auto fix = std::exchange(m_suggestedFix, {});
+  m_applyFix->setEnabled(false);
+  m_diagnosis->clear();  // the failure it explained is about to be run past
+  m_session->applyPatches(m_session->marks().current, fix, true);
 }
 
 }  // namespace torchir::ui

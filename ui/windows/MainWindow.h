@@ -2,7 +2,9 @@
 #include <QMainWindow>
 #include <QString>
 #include <set>
+#include <vector>
 
+#include "exec/Patch.h"
 #include "program/Program.h"
 #include "session/LoadedProgram.h"
 #include "session/OpenRequest.h"
@@ -95,6 +97,9 @@ class MainWindow : public QMainWindow {
   /// One place makes a node the selected one, so the graph, the table, the arguments panel and
   /// the run actions never disagree.
   void selectNode(torchir::NodeId node, QObject* origin);
+  /// Edit and continue: the dialog for the next node's call, and the diagnosis's fix applied.
+  void editCall();
+  void applySuggestedFix();
   /// The session's comparison in the table's metric columns and the status bar; the node where
   /// the first divergence starts selected.
   void showComparison();
@@ -119,6 +124,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_tensorDock = nullptr;
   QDockWidget* m_diagnosisDock = nullptr;
   QDockWidget* m_problemsDock = nullptr;
+  QAction* m_editCall = nullptr;
+  QAction* m_applyFix = nullptr;
+  std::vector<torchir::ArgumentPatch> m_suggestedFix;  // of the diagnosis shown
   QSplitter* m_splitter = nullptr;
   QLabel* m_errorLabel = nullptr;
   QLabel* m_programInfoLabel = nullptr;
