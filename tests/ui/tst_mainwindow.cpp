@@ -10,6 +10,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -84,6 +85,33 @@ class TestMainWindow : public QObject {
     QCOMPARE(window.currentPath(), resnet);
     QCOMPARE(table->model()->rowCount(), 193);
     QVERIFY(!window.isLoading());
+  }
+
+  // print_tabular's five columns share the table's width: target, args and kwargs are on screen
+  // at the window's first size, not scrolled off behind a wide opcode and name.
+  void fxColumnsShareTheTablesWidth() {
+    MainWindow window;
+    window.resize(1400, 860);  // the first start's size, which the test screen may not allow
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy shown(&window, &MainWindow::programShown);
+    window.openFile(torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2")));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, kLoadTimeoutMs);
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const QHeaderView* header = table->horizontalHeader();
+    const int width = table->viewport()->width();
+    QVERIFY(width > 200);
+    for (int column : {FxTableModel::Opcode, FxTableModel::Name, FxTableModel::Target, FxTableModel::Args,
+                       FxTableModel::Kwargs}) {
+      QVERIFY2(header->sectionSize(column) >= 40, qPrintable(QString::number(column)));
+      QVERIFY2(header->sectionViewportPosition(column) + header->sectionSize(column) <= width,
+               qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                              .arg(column)
+                              .arg(header->sectionViewportPosition(column) + header->sectionSize(column))
+                              .arg(width)));
+    }
+    // the args are the widest text: they get at least as much as the opcode
+    QVERIFY(header->sectionSize(FxTableModel::Args) >= header->sectionSize(FxTableModel::Opcode) - 1);
   }
 
   void filterMatchesAnyColumn() {

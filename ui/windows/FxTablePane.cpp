@@ -1,5 +1,7 @@
 #include "windows/FxTablePane.h"
 
+#include <QApplication>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -10,7 +12,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 #include <utility>
+#include <vector>
 
 #include "panels/FxTableModel.h"
 
@@ -23,6 +27,22 @@ namespace {
 constexpr int kMaxColumnWidth = 420;
 // Fitted columns otherwise butt into each other (a long name runs into its target).
 constexpr int kColumnPadding = 16;
+// A column narrowed to fit print_tabular's five into the view keeps at least this much.
+constexpr int kMinFittedWidth = 72;
+
+/// The widest width `cap` such that the columns, each min(width, cap) wide, fill `available`:
+/// the widest columns give way first, and none that fits already is touched.
+int fittingCap(std::vector<int> widths, int available) {
+  std::sort(widths.begin(), widths.end());
+  int used = 0;
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    const int left = static_cast<int>(widths.size() - i);
+    const int cap = (available - used) / left;
+    if (widths[i] > cap) return std::max(cap, kMinFittedWidth);
+    used += widths[i];
+  }
+  return std::numeric_limits<int>::max();
+}
 
 }  // namespace
 
@@ -84,6 +104,13 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &FxTablePane::onCurrentRowChanged);
   updateFilterCount();
+  // the columns follow the pane's width until the user sizes one
+  m_view->viewport()->installEventFilter(this);
+  connect(m_view->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+    if (!m_fitting && column < FxTableModel::kFxColumnCount && !m_fittedWidths.empty() && m_view->isVisible() &&
+        QApplication::mouseButtons() != Qt::NoButton)
+      m_sizedByHand = true;
+  });
 }
 
 void FxTablePane::setRows(FxCells cells) {
@@ -139,6 +166,28 @@ void FxTablePane::sizeColumns() {
   for (int column = 0; column < m_model->columnCount() - 1; ++column) {
     header->resizeSection(column, std::min(header->sectionSize(column) + kColumnPadding, kMaxColumnWidth));
   }
+  m_fittedWidths.clear();
+  for (int column = 0; column < FxTableModel::kFxColumnCount; ++column)
+    m_fittedWidths.push_back(header->sectionSize(column));
+  m_sizedByHand = false;
+  fitColumnsToView();
+}
+
+void FxTablePane::fitColumnsToView() {
+  // print_tabular's columns (opcode, name, target, args, kwargs) share the view's width, the
+  // widest giving way (their text is elided, whole in the tooltip); the run's columns follow.
+  const int available = m_view->viewport()->width();
+  if (available <= 0 || m_sizedByHand || m_fittedWidths.empty()) return;
+  const int cap = fittingCap(m_fittedWidths, available);
+  m_fitting = true;
+  for (int column = 0; column < static_cast<int>(m_fittedWidths.size()); ++column)
+    m_view->horizontalHeader()->resizeSection(column, std::min(m_fittedWidths[static_cast<std::size_t>(column)], cap));
+  m_fitting = false;
+}
+
+bool FxTablePane::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view->viewport() && event->type() == QEvent::Resize) fitColumnsToView();
+  return QWidget::eventFilter(watched, event);
 }
 
 void FxTablePane::sortByWorst() {

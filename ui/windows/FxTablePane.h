@@ -44,11 +44,18 @@ class FxTablePane : public QWidget {
   void applyFilter(const QString& text);
   void updateFilterCount();
   void sizeColumns();
+  /// print_tabular's columns narrowed to share the view's width, from their fitted widths, as
+  /// long as the user has not sized one by hand.
+  void fitColumnsToView();
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void onCurrentRowChanged();
 
   FxTableModel* m_model = nullptr;
   QSortFilterProxyModel* m_filterModel = nullptr;
   QTableView* m_view = nullptr;
+  std::vector<int> m_fittedWidths;  // of print_tabular's columns, to their contents
+  bool m_fitting = false;           // fitColumnsToView is resizing them
+  bool m_sizedByHand = false;
   QLineEdit* m_filterEdit = nullptr;
   QLabel* m_filterCountLabel = nullptr;
   bool m_selecting = false;  // selectNode() is moving the current row: not the user's choice

@@ -346,7 +346,8 @@ void MainWindow::restoreWindowState() {
     // First start: the dock column reads best wide. After the first show, when sizes are real.
     QTimer::singleShot(0, this, [this] {
       resizeDocks({m_argumentsDock}, {width() * 2 / 7}, Qt::Horizontal);
-      m_splitter->setSizes({m_splitter->width() * 11 / 20, m_splitter->width() * 9 / 20});
+      // half each: the FX table's five columns then show enough of each to be read
+      m_splitter->setSizes({m_splitter->width() / 2, m_splitter->width() / 2});
       resizeDocks({m_argumentsDock, m_tensorDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
     });
   }
