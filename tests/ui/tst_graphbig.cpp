@@ -8,6 +8,8 @@
 
 #include "Fixtures.h"
 #include "graph/GraphPanel.h"
+#include "graph/GraphView.h"
+#include "graph/GraphItems.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphStyle.h"
 #include "layout/LayoutEngine.h"
@@ -70,6 +72,28 @@ class TestGraphBig : public QObject {
     QCOMPARE(panel.scene()->boxItemCount(), before);
     QVERIFY(finished.wait(110000));
     QVERIFY(panel.scene()->boxItemCount() > before);
+  }
+
+  // The first view of a 20k-node program reads: its top at 1:1 (box titles as large as the
+  // table's text), the inputs' box on screen, rather than the whole graph too small to read.
+  void firstViewReadsFromTheTop() {
+    GraphPanel panel;
+    panel.resize(900, 700);
+    panel.show();
+    QSignalSpy finished(&panel, &GraphPanel::layoutFinished);
+    panel.setProgram(m_program);
+    QVERIFY(finished.wait(110000));
+    QCOMPARE(panel.view()->zoom(), torchir::ui::GraphView::kReadableScale);
+    const QRectF visible = panel.view()->mapToScene(panel.view()->viewport()->rect()).boundingRect();
+    QVERIFY2(visible.height() < panel.scene()->sceneRect().height(), "the graph is taller than the window");
+    const QGraphicsItem* first = nullptr;
+    for (const QGraphicsItem* item : panel.scene()->items())
+      if (item->type() == torchir::ui::BoxItem::Type &&
+          (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top()))
+        first = item;
+    QVERIFY(first);
+    QVERIFY2(visible.contains(first->sceneBoundingRect()), "the inputs' box is on screen");
+    QVERIFY(visible.top() <= panel.scene()->sceneRect().top() + 1);  // at the top
   }
 
   void everythingExpandedIsBuiltWithoutFreezing() {

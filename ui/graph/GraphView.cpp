@@ -63,15 +63,19 @@ void GraphView::fitToWindow() {
 void GraphView::showStart() {
   if (!scene()) return;
   fitToWindow();
-  if (detailFor(zoom()) != Detail::Far) return;
-  // The smallest zoom that still shows every line of a box, or the width fit if that is larger.
+  if (zoom() >= kReadableScale - 1e-9) return;  // the whole graph, and its titles read
+  // Its top at 1:1, where the titles read as the table's text does; the first box (the inputs)
+  // in the middle across, when the graph is wider than the window.
   const QRectF r = sceneRect();
-  const double widthFit = r.width() > 0 ? viewport()->width() / r.width() : 1.0;
-  const double s = std::clamp(std::max(kNearScale, widthFit), kMinZoom, 1.0);
+  double x = r.center().x(), top = r.top();
+  const QGraphicsItem* first = nullptr;
+  for (const QGraphicsItem* item : scene()->items())
+    if (item->type() == BoxItem::Type && (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top()))
+      first = item;
+  if (first) x = first->sceneBoundingRect().center().x();
   resetTransform();
-  scale(s, s);
-  const double visibleH = viewport()->height() / s;
-  centerOn(r.center().x(), r.top() + visibleH / 2);
+  scale(kReadableScale, kReadableScale);
+  centerOn(x, top + viewport()->height() / kReadableScale / 2);
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {

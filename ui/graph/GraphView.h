@@ -22,9 +22,10 @@ class GraphView : public QGraphicsView {
   void zoomOut();
   /// The whole scene in the window (never magnified beyond 1:1, never below kMinZoom).
   void fitToWindow();
-  /// A program's first view: the whole scene when it reads at that zoom (at least Middle detail),
-  /// else its top at a zoom that reads, fitting its width where it can.
+  /// A program's first view: the whole scene when it fits at kReadableScale or more, else its top
+  /// at kReadableScale, across at its first box.
   void showStart();
+  static constexpr double kReadableScale = 1.0;  // box titles as large as the table's text
 
  Q_SIGNALS:
   void clicked(const QPointF& scenePos);
