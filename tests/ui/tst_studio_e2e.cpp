@@ -6,6 +6,9 @@
 #include <QComboBox>
 #include <QTabWidget>
 #include <QDir>
+#include <QDialog>
+#include <QLineEdit>
+#include <QTableWidget>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
@@ -169,6 +172,45 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(ours.sizes, eager.sizes);
     QVERIFY(ours.contiguousBytes() == eager.contiguousBytes());
     saveScreenshot(window, QStringLiteral("edit_and_continue.png"));
+  }
+
+  // Edit Call (Ctrl+E) at the first node of ((x * 1e-3 + 1e4) - 1e4) * 3: the number 1e-3 becomes
+  // 1, Try shows what the call gives then, and Apply and Continue runs to the end with it.
+  void editCallChangesANumberTriesItAndContinues() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {}, {}});
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    const torchir::NodeId mul = *window.program()->program.findNode("mul");
+    QCOMPARE(window.session()->marks().current, mul);
+
+    QTest::keyClick(&window, Qt::Key_E, Qt::ControlModifier);
+    QDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<QDialog*>(QStringLiteral("editCallDialog"))) && dialog->isVisible());
+    auto* arguments = dialog->findChild<QTableWidget*>(QStringLiteral("editCallArguments"));
+    QTRY_COMPARE_WITH_TIMEOUT(arguments->rowCount(), 2, kTimeoutMs);  // self, other
+    int other = -1;
+    for (int r = 0; r < arguments->rowCount(); ++r)
+      if (arguments->item(r, 0)->text() == QStringLiteral("other")) other = r;
+    QVERIFY(other >= 0);
+    auto* with = qobject_cast<QLineEdit*>(arguments->cellWidget(other, 4));
+    QVERIFY(with);
+    with->setText(QStringLiteral("1"));
+
+    auto* result = dialog->findChild<QLabel*>(QStringLiteral("editCallResult"));
+    QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("editCallTry")), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(result->text().contains(QStringLiteral("With the changes, it gives float32[4, 8]")),
+                             kTimeoutMs);
+    QCOMPARE(window.session()->marks().current, mul);  // tried, not run
+
+    QTest::mouseClick(dialog->findChild<QPushButton*>(QStringLiteral("editCallApply")), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    QVERIFY(window.session()->marks().isPatched(mul));
+    const auto& arg = window.session()->record(mul)->arguments.at(1);
+    QCOMPARE(QString::fromStdString(arg.name), QStringLiteral("other"));
+    QCOMPARE(arg.source, torchir::ArgSource::Patched);
+    QVERIFY2(arg.sourceDetail.rfind("= 1", 0) == 0, arg.sourceDetail.c_str());
   }
 
   // A meta export: the Problems panel lists each weight without data before anything runs, and

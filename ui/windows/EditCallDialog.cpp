@@ -28,9 +28,13 @@ const std::vector<torchir::DType> kCastTargets = {torchir::DType::Float32, torch
                                                   torchir::DType::BFloat16, torchir::DType::Float64,
                                                   torchir::DType::Int64, torchir::DType::Int32, torchir::DType::Bool};
 
-bool isTensor(const torchir::ArgumentRecord& a) { return a.value.kind == "Tensor"; }
+/// A number the export put in a Tensor slot (mul(x, 0.001)): a 0-d tensor the node's call holds.
+bool isWrappedNumber(const torchir::ArgumentRecord& a) {
+  return a.value.kind == "Tensor" && a.value.sizes.empty() && a.source != torchir::ArgSource::Input;
+}
+bool isTensor(const torchir::ArgumentRecord& a) { return a.value.kind == "Tensor" && !isWrappedNumber(a); }
 bool isNumber(const torchir::ArgumentRecord& a) {
-  return a.value.kind == "int" || a.value.kind == "float" || a.value.kind == "bool";
+  return a.value.kind == "int" || a.value.kind == "float" || a.value.kind == "bool" || isWrappedNumber(a);
 }
 
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<int>(s.size())); }
