@@ -4,6 +4,7 @@
 #include "Cli.h"
 #include "aten/AtenBackend.h"
 #include "compare/TensorMetrics.h"
+#include "exec/Patch.h"
 #include "exec/Session.h"
 #include "program/InputsFile.h"
 #include "program/OneLine.h"
@@ -31,11 +32,13 @@ std::string userFrame(const std::string& trace) {
   return trace.substr(0, second);
 }
 
-void printDiagnosis(const Diagnosis& d, bool verbose) {
+void printDiagnosis(const Program& program, const Diagnosis& d, bool verbose) {
   // libtorch's message goes on with context lines and a backtrace: its first line, unless --verbose
   std::cerr << "error: node '" << d.nodeName << "' (" << d.opType << "): " << diagnosisClassName(d.kind) << "\n"
             << "  " << (verbose ? d.message : firstLine(d.message)) << "\n";
   if (!d.explanation.empty()) std::cerr << "  " << d.explanation << "\n";
+  for (const ArgumentPatch& fix : suggestedCasts(program, d))  // the studio applies it with Ctrl+.
+    std::cerr << "  fix: '" << fix.argument << "' " << describePatch(fix) << "\n";
   if (!d.schema.empty()) std::cerr << "  schema: " << d.schema << "\n";
   for (const auto& a : d.arguments)
     std::cerr << "    " << a.name << ": " << a.declaredType << " = " << a.value.text << "  (" << argSourceName(a.source)
@@ -195,7 +198,7 @@ int runCommand(const Args& args) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
       std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << sizesText(outputs[i].sizes) << "\n";
   } else if (!outcome.diagnosis.ok()) {
-    printDiagnosis(outcome.diagnosis, args.flag("--verbose"));
+    printDiagnosis(program, outcome.diagnosis, args.flag("--verbose"));
   }
   return ok && expectedAll ? kOk : kProgramFault;
 }

@@ -171,6 +171,7 @@ class RunCommandTest : public QObject {
     const QString err = QString::fromUtf8(r.err);
     QVERIFY2(err.contains("linear") && err.contains("dtype mismatch"), qPrintable(err));
     QVERIFY2(err.contains("float16") && err.contains("float32"), qPrintable(err));
+    QVERIFY2(err.contains("fix: 'input' cast to float32"), qPrintable(err));  // the studio's one-click cast
   }
 };
 
