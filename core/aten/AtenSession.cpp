@@ -313,22 +313,24 @@ class AtenSession final : public Session {
     }
     NodeRun scratch;
     torch::jit::Stack stack;
-    struct Arguments {  // what the call was given, however it ends
-      const NodeKernel& kernel;
-      const NodeRun& run;
-      std::vector<ArgumentRecord>* out;
-      ~Arguments() {
-        if (out) *out = kernel.arguments(run);
-      }
-    } record{k, scratch, arguments};
+    // what the call was given, however it ends
+    auto keepArguments = [&] {
+      if (arguments) *arguments = k.arguments(scratch);
+    };
     try {
       k.run(m_values, stack, scratch);
     } catch (const MissingValue& e) {
+      keepArguments();
       throw std::runtime_error("node '" + n.name + "' cannot run: value '" + m_p.value(e.value).name +
                                "' is no longer held");
     } catch (const c10::Error& e) {
+      keepArguments();
       throw std::runtime_error(firstLine(e.what_without_backtrace()));
+    } catch (...) {
+      keepArguments();
+      throw;
     }
+    keepArguments();
     std::vector<std::optional<TensorData>> out;
     for (ValueId v : n.outputs) {
       const c10::IValue& r = m_values[static_cast<std::size_t>(v)];
