@@ -88,7 +88,7 @@ class PatchTest : public QObject {
   }
 
   // A number export put in a Tensor slot (x * 1e-3) takes another number; a tensor filled with a
-  // value, and errors for what cannot be.
+  // value or replaced by one from a file; errors for what cannot be.
   void numbersAndFilledTensors() {
     const Program p = loadProgram(fixturePath("cancellation", ".pt2"));
     auto s = atenBackend().createSession(p);
@@ -113,6 +113,18 @@ class PatchTest : public QObject {
     QCOMPARE(filled.after[0]->sizes, inputs[0].sizes);
     QCOMPARE(elementAsDouble(*filled.after[0], 0), 2.0);
     QCOMPARE(elementAsDouble(*filled.after[0], filled.after[0]->numel() - 1), 2.0);
+
+    // replaced: the tensor a .safetensors file holds, here the run's own input (x * 1 again)
+    ArgumentPatch replace;
+    replace.argument = "self";
+    replace.kind = ArgumentPatch::Kind::Replace;
+    replace.tensor = readSafetensors(fixturePath("cancellation", ".inputs.safetensors")).at("input_0");
+    replace.origin = "cancellation.inputs.safetensors:input_0";
+    QCOMPARE(describePatch(replace), std::string("from cancellation.inputs.safetensors:input_0"));
+    const PatchTrial replaced = s->tryPatches(mul, {replace, one});
+    QVERIFY2(replaced.afterProblem.empty(), replaced.afterProblem.c_str());
+    QVERIFY(sameTensor(*replaced.after[0], inputs[0]));
+    QCOMPARE(replaced.arguments.front().source, ArgSource::Patched);
 
     ArgumentPatch wrong = one;
     wrong.argument = "self";  // a tensor from the frame is no number
