@@ -1,0 +1,71 @@
+// What Shift+F10 costs against the run it goes back in: a straight run of the program, then, from
+// its end, one step back (Session::stepBack makes the run again from the inputs to the last op),
+// REPEATS times each in turns after a warm-up, on the sample inputs (or random ones of seed 0).
+// Prints one line per turn: "RUN_SECONDS STEP_BACK_SECONDS", then the medians and their ratio.
+// usage: step_back_program FILE [REPEATS] [THREADS]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "aten/AtenBackend.h"
+#include "exec/Session.h"
+#include "program/LoadError.h"
+#include "program/ProgramLoader.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs[xs.size() / 2];
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: step_back_program FILE [REPEATS] [THREADS]\n");
+    return 2;
+  }
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  try {
+    const auto program = torchir::loadProgram(argv[1]);
+    const auto& backend = torchir::atenBackend();
+    backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
+    auto s = backend.createSession(program);
+    const auto d = program.sampleInputs.empty() ? s->setRandomInputs(0) : s->setInputs(program.sampleInputs);
+    if (!d.ok()) {
+      std::fprintf(stderr, "error: %s\n", d.message.c_str());
+      return 1;
+    }
+    std::vector<double> runs, backs;
+    for (int i = 0; i <= repeats; ++i) {
+      s->reset();
+      const double run = seconds([&] {
+        if (s->run().reason != torchir::StopReason::Finished) std::exit(1);
+      });
+      const double back = seconds([&] {
+        if (s->stepBack().reason != torchir::StopReason::Stepped) std::exit(1);
+      });
+      if (i == 0) continue;  // warm-up
+      runs.push_back(run), backs.push_back(back);
+      std::printf("%.4f %.4f\n", run, back);
+    }
+    const double r = median(runs), b = median(backs);
+    std::printf("median: run %.4f s, step back from the end %.4f s; step back / run %.3f\n", r, b, b / r);
+  } catch (const torchir::LoadError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
