@@ -44,10 +44,10 @@ void checkWeights(const Program& program, std::vector<Problem>& out) {
                                 (constant ? "--constants FILE" : "--weights FILE")));
   }
   for (const WeightOfOtherDtype& w : weightsOfOtherDtype(program))
-    out.push_back(problemAt(program, Severity::Error, "weight dtype", placeholderOf(program, w.name),
+    out.push_back(problemAt(program, Severity::Warning, "weight dtype", placeholderOf(program, w.name),
                             "'" + w.name + "' is " + std::string(dtypeName(w.given)) + " in the weights given, " +
                                 std::string(dtypeName(w.exported)) +
-                                " in the export: an op that mixes them fails (--cast-weights casts them)"));
+                                " in the export (--cast-weights casts them)"));
 }
 
 std::vector<ValueId> userInputs(const Program& program) {
@@ -78,10 +78,9 @@ void checkInputDtypes(const Program& program, const std::vector<TensorData>& inp
   for (std::size_t i = 0; i < ids.size() && i < inputs.size(); ++i) {
     const Value& v = program.value(ids[i]);
     if (v.kind != ValueKind::Tensor || v.dtype == DType::Unknown || inputs[i].dtype == v.dtype) continue;
-    out.push_back(problemAt(program, Severity::Error, "input dtype", v.producer,
+    out.push_back(problemAt(program, Severity::Warning, "input dtype", v.producer,
                             "input '" + v.name + "' is " + std::string(dtypeName(inputs[i].dtype)) +
-                                ", the export recorded " + std::string(dtypeName(v.dtype)) +
-                                ": an op that mixes it with the program's weights fails"));
+                                ", the export recorded " + std::string(dtypeName(v.dtype))));
   }
 }
 
@@ -94,25 +93,71 @@ bool needsOneFloatingDtype(const std::string& target) {
   return std::any_of(kOps.begin(), kOps.end(), [&](const std::string& op) { return target.rfind(op, 0) == 0; });
 }
 
-/// A matmul or convolution whose tensors the export recorded in two floating dtypes (x.half()
-/// before a float32 layer): it fails when run.
-void checkMixedFloatingDtypes(const Program& program, std::vector<Problem>& out) {
+/// Ops whose output dtype is their own choice, not their inputs': what flows through them stops.
+bool setsItsDtype(const std::string& target) {
+  for (const char* op : {"aten._to_copy.", "aten.to.", "aten.type_as.", "aten.view_as_real.", "aten.view_as_complex."})
+    if (target.rfind(op, 0) == 0) return true;
+  return false;
+}
+
+/// Two floating dtypes as type promotion meets them: float64 over float32 over the 16-bit ones;
+/// float16 and bfloat16 meet in float32.
+DType promoted(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
+  return DType::Float32;
+}
+
+/// Where a run would meet two floating dtypes at a matmul or convolution: the export recorded
+/// them (x.half() before a float32 layer), or inputs and weights of other dtypes than the export's
+/// carry theirs there, through the ops that keep their inputs' dtype. The first such node is
+/// where the run stops.
+void checkMixedFloatingDtypes(const Program& program, const std::vector<TensorData>* inputs, std::vector<Problem>& out) {
+  std::vector<DType> given(program.values.size(), DType::Unknown);  // where the run's dtype differs
+  auto carry = [&](ValueId id, DType dtype) {
+    const Value& v = program.value(id);
+    if (v.kind == ValueKind::Tensor && isFloating(dtype) && isFloating(v.dtype) && dtype != v.dtype)
+      given[static_cast<std::size_t>(id)] = dtype;
+  };
+  if (inputs) {
+    const std::vector<ValueId> ids = userInputs(program);
+    for (std::size_t i = 0; i < ids.size() && i < inputs->size(); ++i) carry(ids[i], (*inputs)[i].dtype);
+  }
+  for (const WeightOfOtherDtype& w : weightsOfOtherDtype(program))
+    if (const InputSpec* spec = specOf(program, w.name)) carry(spec->value, w.given);
+  auto dtypeOf = [&](ValueId id) {
+    const DType g = given[static_cast<std::size_t>(id)];
+    return g != DType::Unknown ? g : program.value(id).dtype;
+  };
+
   for (const Node& n : program.nodes) {
-    if (!isOpNode(n) || !needsOneFloatingDtype(n.target)) continue;
-    const Value* first = nullptr;
-    for (const ValueId id : valuesNamedBy(n)) {
-      const Value& v = program.value(id);
-      if (v.kind != ValueKind::Tensor || !isFloating(v.dtype)) continue;
-      if (!first) {
-        first = &v;
-      } else if (v.dtype != first->dtype) {
+    if (!isOpNode(n)) continue;
+    std::vector<ValueId> floating;
+    for (const ValueId id : valuesNamedBy(n))
+      if (program.value(id).kind == ValueKind::Tensor && isFloating(program.value(id).dtype)) floating.push_back(id);
+    if (floating.empty()) continue;
+    if (needsOneFloatingDtype(n.target)) {
+      for (const ValueId id : floating) {
+        if (dtypeOf(id) == dtypeOf(floating.front())) continue;
+        auto named = [&](ValueId v) {
+          return "'" + program.value(v).name + "' " + std::string(dtypeName(dtypeOf(v))) +
+                 (given[static_cast<std::size_t>(v)] != DType::Unknown ? " (as given)" : "");
+        };
         out.push_back(problemAt(program, Severity::Error, "dtype mismatch", n.id,
-                                n.target + " takes '" + first->name + "' " + std::string(dtypeName(first->dtype)) +
-                                    " and '" + v.name + "' " + std::string(dtypeName(v.dtype)) +
+                                n.target + " takes " + named(floating.front()) + " and " + named(id) +
                                     ": it needs one dtype (cast one of them)"));
-        break;
+        return;  // the run stops here
       }
     }
+    if (setsItsDtype(n.target)) continue;
+    bool carried = false;
+    DType dtype = dtypeOf(floating.front());
+    for (const ValueId id : floating) {
+      carried = carried || given[static_cast<std::size_t>(id)] != DType::Unknown;
+      dtype = promoted(dtype, dtypeOf(id));
+    }
+    if (!carried) continue;
+    for (const ValueId o : n.outputs) carry(o, dtype);
   }
 }
 
@@ -138,7 +183,7 @@ std::vector<Problem> checkProgram(const Program& program, const Session& session
                                   const std::vector<TensorData>* inputs) {
   std::vector<Problem> out;
   checkWeights(program, out);
-  checkMixedFloatingDtypes(program, out);
+  checkMixedFloatingDtypes(program, inputs, out);
   for (const Diagnosis& d : session.plannedProblems())
     out.push_back(problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message));
   if (inputs) checkInputDtypes(program, *inputs, out);

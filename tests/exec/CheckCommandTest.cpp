@@ -123,13 +123,36 @@ class CheckCommandTest : public QObject {
     QVERIFY2(weights.out.contains("'fc1.weight' is float16 in the weights given, float32 in the export") &&
                  weights.out.contains("--cast-weights"),
              weights.out.constData());
+    // where the run would stop: the first layer meets float32 x and the float16 weights
+    QVERIFY2(weights.out.contains("error: node 'linear': dtype mismatch: aten.linear.default takes 'x' float32 and "
+                                  "'p_fc1_weight' float16 (as given)"),
+             weights.out.constData());
     const Ran inputs = check({fixture("mixed_precision", ".pt2"), "--inputs",
                               fixture("mixed_precision", ".inputs_fp16.safetensors"), "--json"});
     QCOMPARE(inputs.exitCode, 1);
-    QCOMPARE(problemsOf(inputs), QStringList({"error input dtype x"}));
+    QCOMPARE(problemsOf(inputs), QStringList({"error dtype mismatch linear", "warning input dtype x"}));
     // x.half() before a float32 layer, as export recorded it
     const Ran half = check({fixture("half_before_linear", ".pt2"), "--json"});
     QCOMPARE(problemsOf(half), QStringList({"error dtype mismatch linear"}));
+  }
+
+  // A dtype that differs from the export's stops a run only where it meets another at a matmul
+  // or a convolution: float16 inputs through an elementwise-only program run.
+  void otherDtypesStopOnlyWhereTheyMeet() {
+    QTemporaryDir dir;
+    const QString half = dir.filePath("half.safetensors");
+    const TensorData x = readSafetensors(fixturePath("nan_from_sqrt", ".inputs.safetensors")).at("input_0");
+    const std::vector<std::byte> f32 = x.contiguousBytes();
+    auto bytes = std::make_shared<std::vector<std::byte>>(f32.size() / 2, std::byte{0});  // float16 zeros
+    auto storage = std::make_shared<Storage>();
+    storage->data = bytes->data();
+    storage->nbytes = bytes->size();
+    storage->owner = bytes;
+    writeSafetensors(half.toStdString(),
+                     {{"input_0", TensorData{DType::Float16, x.sizes, TensorData::contiguousStrides(x.sizes), 0, storage}}});
+    const Ran r = check({fixture("nan_from_sqrt", ".pt2"), "--inputs", half, "--json"});
+    QCOMPARE(r.exitCode, 0);  // mul, sub, sqrt, add: each takes float16 as it is
+    QCOMPARE(problemsOf(r), QStringList({"warning input dtype x"}));
   }
 
   void opsTheDispatcherLacksAreNamed() {
