@@ -31,7 +31,7 @@ std::string safetensorsCode(DType t) {
 }
 }  // namespace
 
-TensorMap readSafetensors(const std::string& path) {
+TensorMap readSafetensors(const std::string& path, SafetensorsMetadata* metadata) {
   auto file = MappedFile::open(path);
   if (file->size() < 8) throw LoadError(path, "too short for a safetensors header");
   uint64_t headerSize = 0;
@@ -47,7 +47,15 @@ TensorMap readSafetensors(const std::string& path) {
   TensorMap out;
   std::multimap<uint64_t, std::pair<uint64_t, std::string>> spans;  // start -> end, tensor
   for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      if (!metadata) continue;
+      if (!entry.is_object()) throw LoadError(path, "safetensors __metadata__ is not an object");
+      for (const auto& [key, value] : entry.items()) {
+        if (!value.is_string()) throw LoadError(path, "safetensors __metadata__ '" + key + "' is not text");
+        (*metadata)[key] = value.get<std::string>();
+      }
+      continue;
+    }
     try {
       TensorData t;
       const auto code = entry.at("dtype").get<std::string>();
@@ -94,8 +102,9 @@ TensorMap readSafetensors(const std::string& path) {
   return out;
 }
 
-void writeSafetensors(const std::string& path, const TensorMap& tensors) {
+void writeSafetensors(const std::string& path, const TensorMap& tensors, const SafetensorsMetadata& metadata) {
   nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
   std::vector<std::vector<std::byte>> blobs;
   uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {

@@ -9,10 +9,14 @@ namespace torchir {
 /// Tensors of a `.safetensors` file, memory-mapped in place, by name.
 using TensorMap = std::map<std::string, TensorData>;
 
-/// Throws LoadError naming the file and the problem (bad header, a tensor shorter than its shape).
-TensorMap readSafetensors(const std::string& path);
+/// The header's `__metadata__`: text by key, as the format allows.
+using SafetensorsMetadata = std::map<std::string, std::string>;
 
-/// Writes contiguous copies of the tensors (used for saved outputs and tests).
-void writeSafetensors(const std::string& path, const TensorMap& tensors);
+/// Throws LoadError naming the file and the problem (bad header, a tensor shorter than its shape).
+/// `metadata`, when given, gets `__metadata__` (a value that is not text is a LoadError).
+TensorMap readSafetensors(const std::string& path, SafetensorsMetadata* metadata = nullptr);
+
+/// Writes contiguous copies of the tensors (saved outputs, captures, tests), with `metadata`.
+void writeSafetensors(const std::string& path, const TensorMap& tensors, const SafetensorsMetadata& metadata = {});
 
 }  // namespace torchir

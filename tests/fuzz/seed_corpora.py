@@ -9,7 +9,7 @@ from pathlib import Path
 
 def main(zoo, corpora):
     seeds = {t: {} for t in ("zip_archive", "pt2", "model_json", "tensor_config", "ir_json", "safetensors",
-                             "unpickler", "state_dict", "inputs_file", "symbol_expr")}
+                             "unpickler", "state_dict", "inputs_file", "symbol_expr", "capture")}
     for f in sorted(zoo.rglob("*")):
         if not f.is_file() or f.stat().st_size > 4 << 20:
             continue
@@ -49,6 +49,9 @@ def main(zoo, corpora):
                 for n in z.namelist():
                     if n.endswith(".pkl"):
                         seeds["unpickler"][name + "_" + n.replace("/", "_")] = z.read(n)
+    # captures: the crafted ones kept with the tests (the zoo has none)
+    for f in sorted((Path(__file__).resolve().parent.parent / "data" / "crafted").glob("*.capture")):
+        seeds["capture"][f.name] = f.read_bytes()
     for target, files in seeds.items():
         d = corpora / target
         d.mkdir(parents=True, exist_ok=True)

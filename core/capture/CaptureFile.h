@@ -1,0 +1,50 @@
+#pragma once
+// A capture: a run as it was (its records, marks, notes, changes to calls and pinned tensors) in
+// one file that opens without running. The format is docs/captures.md: a .safetensors file whose
+// tensors are the inputs ("input/<i>"), the pinned tensors ("pinned/<value>"), the tensors of
+// changes ("patch/<node>/<argument>") and, when asked, the program file itself ("program", uint8),
+// with everything else as JSON in its __metadata__ "torchir.capture".
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exec/ExecTypes.h"
+#include "exec/Patch.h"
+#include "program/TensorData.h"
+
+namespace torchir {
+
+struct Capture {
+  static constexpr int kVersion = 1;
+  /// Which program: by path and content (size and CRC-32), its bytes embedded when asked.
+  struct ProgramRef {
+    std::string path;
+    uint64_t size = 0;
+    uint32_t crc32 = 0;
+    bool operator==(const ProgramRef&) const = default;
+  } program;
+  TensorData embeddedProgram;  // uint8 bytes of the program file; no data when not embedded
+  std::vector<TensorData> inputs;
+  // Nodes are named, not numbered: names are what a program's loads agree on.
+  std::vector<std::string> breakpoints;
+  std::map<int, std::string> bookmarks;       // slot 1..9 -> node
+  std::map<std::string, std::string> notes;   // node -> text
+  std::map<std::string, std::vector<ArgumentPatch>> patches;  // node -> its call's changes
+  std::string next;                           // the node that runs next; "" when the run finished
+  std::vector<std::pair<std::string, NodeRecord>> records;   // node -> what its run recorded
+  Diagnosis diagnosis;                        // of the stop; kind None when there is none
+  std::map<std::string, TensorData> pinned;   // value -> the tensor the user pinned
+};
+
+/// `path`'s size and CRC-32, as a capture names its program. Throws LoadError.
+Capture::ProgramRef programReference(const std::string& path);
+
+/// Throws LoadError naming the file when it cannot be written.
+void writeCapture(const std::string& path, const Capture& capture);
+
+/// A capture from anyone: every field checked (types, counts, the version) and nothing run.
+/// Throws LoadError naming the file and the first problem, in one line.
+Capture readCapture(const std::string& path);
+
+}  // namespace torchir
