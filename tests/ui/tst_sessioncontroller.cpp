@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "Fixtures.h"
+#include "capture/CaptureFile.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
 #include "session/SessionController.h"
@@ -93,6 +94,41 @@ class TestSessionController : public QObject {
     QVERIFY(c.marks().executed[static_cast<std::size_t>(nodeId(c, "x"))]);
     QVERIFY(!anyCallExecuted(c));
     QVERIFY(c.canStep() && c.canContinue() && !c.canReset() && !c.canStop());
+  }
+
+  // File › Save Capture: the run as it stands, read back by the capture reader as a stranger's
+  // file would be: the next node, breakpoints, each record, the inputs and the program's identity.
+  void captureKeepsTheRunAsItStands() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);  // linear, relu
+    c.toggleBreakpoint(nodeId(c, "linear_1"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("mlp.capture"));
+    QSignalSpy saved(&c, &SessionController::captureSaved);
+    c.saveCapture(path);
+    QVERIFY(saved.wait(kTimeoutMs));
+    QCOMPARE(saved.first().at(1).toString(), QString());
+
+    const torchir::Capture capture = torchir::readCapture(path.toStdString());
+    QCOMPARE(capture.next, std::string("linear_1"));
+    QCOMPARE(capture.breakpoints, std::vector<std::string>{"linear_1"});
+    QVERIFY(capture.program ==
+            torchir::programReference(torchir::test::fixturePath("mlp", ".pt2").toStdString()));
+    QCOMPARE(capture.inputs.size(), std::size_t{1});
+    QVERIFY(capture.inputs[0].contiguousBytes() == c.program()->program.sampleInputs.at(0).contiguousBytes());
+    std::vector<std::string> recorded;
+    for (const auto& [node, record] : capture.records)
+      if (!record.schema.empty()) recorded.push_back(node);
+    QCOMPARE(recorded, (std::vector<std::string>{"linear", "relu"}));
+    for (const auto& [node, record] : capture.records) {
+      const torchir::NodeRecord* live = c.record(nodeId(c, node.c_str()));
+      QVERIFY(live);
+      QCOMPARE(record.outputs.size(), live->outputs.size());
+      for (std::size_t i = 0; i < record.outputs.size(); ++i) QCOMPARE(record.outputs[i].text, live->outputs[i].text);
+      QCOMPARE(record.microseconds, live->microseconds);
+    }
   }
 
   void stepsRecordAndMark() {

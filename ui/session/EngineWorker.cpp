@@ -420,4 +420,22 @@ void EngineWorker::applyPatches(quint64 generation, torchir::NodeId node,
   }
 }
 
+void EngineWorker::saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  try {
+    capture->program = torchir::programReference(QFile::encodeName(m_program->request.path).toStdString());
+    if (m_inputs) {
+      capture->inputs = *m_inputs;
+    } else {  // random inputs: the ones the session holds
+      for (const torchir::InputSpec& spec : m_program->program.inputs)
+        if (spec.kind == torchir::InputKind::UserInput)
+          if (auto t = m_session->tensor(spec.value)) capture->inputs.push_back(std::move(*t));
+    }
+    torchir::writeCapture(QFile::encodeName(path).toStdString(), *capture);
+    Q_EMIT captureSaved(generation, path, {});
+  } catch (const std::exception& e) {
+    Q_EMIT captureSaved(generation, path, oneLine(QString::fromUtf8(e.what())));
+  }
+}
+
 }  // namespace torchir::ui

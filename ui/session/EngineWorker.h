@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "capture/CaptureFile.h"
 #include "exec/Session.h"
 #include "session/ComparisonResult.h"
 #include "session/ExecMetaTypes.h"
@@ -81,6 +82,9 @@ class EngineWorker : public QObject {
   void fetchCompared(quint64 generation, torchir::NodeId node);
   /// Edit and continue: the next node's call with and without `patches` (Session::tryPatches).
   void tryPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
+  /// Writes `capture` (what the GUI side knows: marks, records, changes) with the run's inputs and
+  /// the program's size and CRC-32 to `path`; captureSaved reports it.
+  void saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture);
   /// Every later run of `node` takes `patches` (Session::setPatches); reported by patchesApplied.
   void applyPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
 
@@ -96,6 +100,8 @@ class EngineWorker : public QObject {
                      const torchir::TensorData& reference, const torchir::TensorData& difference);
   void comparedUnavailable(quint64 generation, torchir::NodeId node, const QString& why);
   void patchTried(quint64 generation, torchir::NodeId node, const torchir::PatchTrial& trial);
+  /// `problem` is empty when the capture was written.
+  void captureSaved(quint64 generation, const QString& path, const QString& problem);
   /// `problem` is empty when the session took the patches.
   void patchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
                       const QString& problem);

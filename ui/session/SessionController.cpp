@@ -40,6 +40,10 @@ SessionController::SessionController(QObject* parent)
             if (generation == m_generation) Q_EMIT patchTried(node, trial);
           });
   connect(m_worker, &EngineWorker::patchesApplied, this, &SessionController::onPatchesApplied);
+  connect(m_worker, &EngineWorker::captureSaved, this,
+          [this](quint64 generation, const QString& path, const QString& problem) {
+            if (generation == m_generation) Q_EMIT captureSaved(path, problem);
+          });
   connect(m_worker, &EngineWorker::problemsFound, this,
           [this](quint64 generation, const std::vector<torchir::Problem>& problems) {
             if (generation != m_generation) return;
@@ -220,6 +224,25 @@ void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId nod
   // A failed node runs again with its call changed: the failure it had is no longer the run's.
   if (m_state == RunState::Failed) setState(RunState::Paused);
   continueRun();
+}
+
+void SessionController::saveCapture(const QString& path) {
+  if (!m_hasSession || !m_program || m_state == RunState::Running) {
+    Q_EMIT captureSaved(path, tr("nothing to capture while the program is not ready or is running"));
+    return;
+  }
+  const torchir::Program& p = m_program->program;
+  auto capture = std::make_shared<torchir::Capture>();
+  for (torchir::NodeId n : m_marks.breakpoints) capture->breakpoints.push_back(p.node(n).name);
+  for (const auto& [n, patches] : m_patches) capture->patches[p.node(n).name] = patches;
+  capture->next = m_marks.current == torchir::kNone ? std::string() : p.node(m_marks.current).name;
+  for (std::size_t n = 0; n < m_records.size(); ++n)
+    if (m_records[n] && m_marks.executed[n]) capture->records.emplace_back(p.nodes[n].name, *m_records[n]);
+  capture->diagnosis = m_diagnosis;
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->saveCapture(generation, path, capture); }, Qt::QueuedConnection);
 }
 
 void SessionController::stepBack() {

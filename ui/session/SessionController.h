@@ -72,6 +72,9 @@ class SessionController : public QObject {
   /// Every later run of `node` takes `patches` (empty: as exported); then, if `andContinue`, the
   /// run goes on (from a failure too). patchRefused reports what the engine would not take.
   void applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, bool andContinue);
+  /// Writes a capture of the run as it stands (marks, records, changes, inputs) to `path`, on the
+  /// engine's thread; captureSaved reports it.
+  void saveCapture(const QString& path);
   /// The user's changes to calls, by node, as the engine took them.
   const std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>>& patches() const { return m_patches; }
   void continueRun();
@@ -110,6 +113,7 @@ class SessionController : public QObject {
   void problemsChanged();
   void patchTried(torchir::NodeId node, const torchir::PatchTrial& trial);
   void patchRefused(torchir::NodeId node, const QString& why);
+  void captureSaved(const QString& path, const QString& problem);  // problem empty: written
   /// The node's output in this run, in the reference, and this run's minus the reference's.
   void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
                      const torchir::TensorData& difference);

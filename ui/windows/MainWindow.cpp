@@ -240,6 +240,8 @@ void MainWindow::createMenus() {
   fileMenu->addAction(tr("Supply &Weights…"), this, &MainWindow::chooseWeightsFile)
       ->setStatusTip(tr("Reopen the program with weights from a .safetensors or torch.save file"));
   fileMenu->addSeparator();
+  QAction* saveCapture = fileMenu->addAction(tr("Save &Capture…"), this, &MainWindow::chooseCaptureFile);
+  saveCapture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
   fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   fileMenu->addSeparator();
@@ -307,6 +309,11 @@ void MainWindow::connectSession() {
     statusBar()->showMessage(tr("Cannot run: %1").arg(problem));
   });
   connect(m_session, &SessionController::comparisonChanged, this, &MainWindow::showComparison);
+  connect(m_session, &SessionController::captureSaved, this, [this](const QString& path, const QString& problem) {
+    statusBar()->showMessage(problem.isEmpty() ? tr("Capture saved to %1").arg(path)
+                                               : tr("Capture not saved: %1").arg(problem),
+                             6000);
+  });
   connect(m_session, &SessionController::problemsChanged, this, [this] {
     const auto& problems = m_session->problems();
     m_problems->setProblems(problems);
@@ -697,6 +704,14 @@ void MainWindow::applySuggestedFix() {
   m_applyFix->setEnabled(false);
   m_diagnosis->clear();  // the failure it explained is about to be run past
   m_session->applyPatches(m_session->marks().current, fix, true);
+}
+
+void MainWindow::chooseCaptureFile() {
+  if (!m_program) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save Capture"), QFileInfo(m_program->request.path).completeBaseName() + QStringLiteral(".capture"),
+      tr("Captures (*.capture)"));
+  if (!path.isEmpty()) m_session->saveCapture(path);
 }
 
 }  // namespace torchir::ui

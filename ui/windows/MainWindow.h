@@ -100,6 +100,8 @@ class MainWindow : public QMainWindow {
   /// Edit and continue: the dialog for the next node's call, and the diagnosis's fix applied.
   void editCall();
   void applySuggestedFix();
+  /// File › Save Capture: the run as it stands, to a file the user names (docs/captures.md).
+  void chooseCaptureFile();
   /// The session's comparison in the table's metric columns and the status bar; the node where
   /// the first divergence starts selected.
   void showComparison();
