@@ -3,12 +3,11 @@
 // after a warm-up, on the sample inputs (or random ones of seed 0). Prints one line per turn:
 // "A_SECONDS B_SECONDS PAIRED_SECONDS", then the medians and PAIRED / (A + B).
 // usage: compare_program FILE [REPEATS] [THREADS]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include "BenchTiming.h"
 #include "aten/AtenBackend.h"
 #include "compare/PairedRun.h"
 #include "program/LoadError.h"
@@ -16,30 +15,17 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  return xs[xs.size() / 2];
-}
-
-void setInputs(const torchir::Program& p, torchir::Session& s) {
-  const auto d = p.sampleInputs.empty() ? s.setRandomInputs(0) : s.setInputs(p.sampleInputs);
-  if (!d.ok()) {
-    std::fprintf(stderr, "error: %s\n", d.message.c_str());
-    std::exit(1);
-  }
-}
+using torchir::bench::median;
 
 double timed(torchir::Session& s) {
   s.reset();
-  const auto t0 = Clock::now();
-  const auto o = s.run();
-  if (o.reason != torchir::StopReason::Finished) {
-    std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
-    std::exit(1);
-  }
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  return torchir::bench::seconds([&] {
+    const auto o = s.run();
+    if (o.reason != torchir::StopReason::Finished) {
+      std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
+      std::exit(1);
+    }
+  });
 }
 
 }  // namespace
@@ -56,8 +42,8 @@ int main(int argc, char** argv) {
     backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
     auto a = backend.createSession(program);
     auto b = backend.createSession(program, torchir::SessionOptions{torchir::DType::Float64, "cpu"});
-    setInputs(program, *a);
-    setInputs(program, *b);
+    torchir::bench::giveSampleInputs(program, *a);
+    torchir::bench::giveSampleInputs(program, *b);
     std::vector<double> ta, tb, tp;
     std::size_t compared = 0;
     for (int i = 0; i <= repeats; ++i) {
@@ -65,9 +51,9 @@ int main(int argc, char** argv) {
       a->reset();
       b->reset();
       torchir::PairedRun paired(*a, *b, torchir::identityMatching(program));
-      const auto t0 = Clock::now();
-      if (paired.run().reason != torchir::StopReason::Finished) return 1;
-      const double z = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double z = torchir::bench::seconds([&] {
+        if (paired.run().reason != torchir::StopReason::Finished) std::exit(1);
+      });
       compared = paired.nodes().size();
       if (i == 0) continue;  // warm-up
       ta.push_back(x), tb.push_back(y), tp.push_back(z);

@@ -3,34 +3,17 @@
 // REPEATS times each in turns after a warm-up, on the sample inputs (or random ones of seed 0).
 // Prints one line per turn: "RUN_SECONDS STEP_BACK_SECONDS", then the medians and their ratio.
 // usage: step_back_program FILE [REPEATS] [THREADS]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include "BenchTiming.h"
 #include "aten/AtenBackend.h"
-#include "exec/Session.h"
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  return xs[xs.size() / 2];
-}
-
-template <class F>
-double seconds(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-}  // namespace
+using torchir::bench::median;
+using torchir::bench::seconds;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -43,11 +26,7 @@ int main(int argc, char** argv) {
     const auto& backend = torchir::atenBackend();
     backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
     auto s = backend.createSession(program);
-    const auto d = program.sampleInputs.empty() ? s->setRandomInputs(0) : s->setInputs(program.sampleInputs);
-    if (!d.ok()) {
-      std::fprintf(stderr, "error: %s\n", d.message.c_str());
-      return 1;
-    }
+    torchir::bench::giveSampleInputs(program, *s);
     std::vector<double> runs, backs;
     for (int i = 0; i <= repeats; ++i) {
       s->reset();
