@@ -75,6 +75,12 @@ void showActive(QWidget& window) {
   QVERIFY(QTest::qWaitForWindowActive(&window));
 }
 
+/// Opens `request` in the window and waits until the engine's session for it is ready.
+bool openReady(MainWindow& window, const torchir::ui::OpenRequest& request) {
+  window.open(request);
+  return QTest::qWaitFor([&] { return window.session()->state() == RunState::Ready; }, kTimeoutMs);
+}
+
 int columnNamed(const QAbstractItemModel* model, const QString& title) {
   for (int c = 0; c < model->columnCount(); ++c)
     if (model->headerData(c, Qt::Horizontal).toString() == title) return c;
@@ -97,9 +103,8 @@ class TestStudioEndToEnd : public QObject {
     showActive(window);
     if (QTest::currentTestFailed()) return;
     QSignalSpy firstView(&window, &MainWindow::firstViewShown);
-    window.open({torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
-                 torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
+                 torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")}));
     QTRY_COMPARE_WITH_TIMEOUT(firstView.count(), 1, kTimeoutMs);
 
     QTest::keyClick(&window, Qt::Key_F5);  // Continue
@@ -137,9 +142,8 @@ class TestStudioEndToEnd : public QObject {
     MainWindow window;
     showActive(window);
     if (QTest::currentTestFailed()) return;
-    window.open({torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
-                 torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("mixed_precision", ".pt2"), {}, {},
+                 torchir::test::fixturePath("mixed_precision", ".inputs_fp16.safetensors")}));
     QTest::keyClick(&window, Qt::Key_F5);
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
     auto* fix = window.findChild<QPushButton*>(QStringLiteral("diagnosisFix"));
@@ -180,8 +184,7 @@ class TestStudioEndToEnd : public QObject {
     MainWindow window;
     showActive(window);
     if (QTest::currentTestFailed()) return;
-    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {}, {}});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("cancellation", ".pt2"), {}, {}, {}}));
     const torchir::NodeId mul = *window.program()->program.findNode("mul");
     QCOMPARE(window.session()->marks().current, mul);
 
@@ -219,8 +222,7 @@ class TestStudioEndToEnd : public QObject {
     MainWindow window;
     showActive(window);
     if (QTest::currentTestFailed()) return;
-    window.open({torchir::test::fixturePath("meta_mlp", ".pt2"), {}, {}, {}});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("meta_mlp", ".pt2"), {}, {}, {}}));
     auto* list = window.findChild<QTreeWidget*>(QStringLiteral("problemsList"));
     QVERIFY(list);
     QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 4, kTimeoutMs);
@@ -243,8 +245,7 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(window.findChild<QTableView*>(QStringLiteral("fxTable"))->currentIndex().row(), *placeholder);
 
     // a program that would run lists nothing
-    window.open({torchir::test::fixturePath("mlp", ".pt2"), {}, {}, {}});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("mlp", ".pt2"), {}, {}, {}}));
     QTRY_COMPARE_WITH_TIMEOUT(list->topLevelItemCount(), 0, kTimeoutMs);
     QVERIFY(window.findChild<QLabel*>(QStringLiteral("problemsEmpty")));
   }
@@ -257,9 +258,8 @@ class TestStudioEndToEnd : public QObject {
     showActive(window);
     if (QTest::currentTestFailed()) return;
     QSignalSpy firstView(&window, &MainWindow::firstViewShown);
-    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
-                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
+                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")}));
     QTRY_COMPARE_WITH_TIMEOUT(firstView.count(), 1, kTimeoutMs);
 
     auto* compare = window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"));
@@ -339,9 +339,8 @@ class TestStudioEndToEnd : public QObject {
     MainWindow window;
     showActive(window);
     if (QTest::currentTestFailed()) return;
-    window.open({torchir::test::fixturePath("nan_from_sqrt", ".pt2"), {}, {},
-                 torchir::test::fixturePath("nan_from_sqrt", ".inputs.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("nan_from_sqrt", ".pt2"), {}, {},
+                 torchir::test::fixturePath("nan_from_sqrt", ".inputs.safetensors")}));
     QTRY_VERIFY_WITH_TIMEOUT(window.hasFirstView(), kTimeoutMs);
     window.findChild<QAction*>(QStringLiteral("actionCompareStopAtNonfinite"))->trigger();
     window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"))->trigger();
@@ -366,9 +365,8 @@ class TestStudioEndToEnd : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
     QCOMPARE(window.session()->comparison()->nodes.size(), std::size_t{4});  // all compared: add too
 
-    window.open({torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
-                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {torchir::test::fixturePath("cancellation", ".pt2"), {}, {},
+                 torchir::test::fixturePath("cancellation", ".inputs.safetensors")}));
     window.findChild<QAction*>(QStringLiteral("actionCompareStopAtDivergence"))->trigger();
     window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"))->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
@@ -386,9 +384,8 @@ class TestStudioEndToEnd : public QObject {
     showActive(window);
     if (QTest::currentTestFailed()) return;
     const QString mlp = torchir::test::fixturePath("mlp", ".pt2");
-    window.open({mlp, torchir::test::fixturePath("mlp", ".half_weights.safetensors"), {},
-                 torchir::test::fixturePath("mlp", ".inputs.safetensors")});
-    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(openReady(window, {mlp, torchir::test::fixturePath("mlp", ".half_weights.safetensors"), {},
+                 torchir::test::fixturePath("mlp", ".inputs.safetensors")}));
     auto* banner = window.findChild<QLabel*>(QStringLiteral("loadErrorLabel"));
     QVERIFY(banner && banner->isVisible());
     QVERIFY2(banner->text().contains(QStringLiteral("4 weights have another dtype than the export")), qPrintable(banner->text()));
