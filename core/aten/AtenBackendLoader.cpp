@@ -37,9 +37,13 @@ std::string baseVersion(const std::string& version) { return version.substr(0, v
 
 /// The version of the torch package whose lib/ folder `dir` is, from its torch/version.py.
 std::string torchVersionAt(const std::string& dir) {
+  // torch writes a dozen short lines; a file that is not that is read no further than this
+  constexpr int kMaxLines = 64;
+  constexpr std::size_t kMaxLine = 4096;
   std::ifstream file(dir + "/../version.py");
   const std::string key = "__version__ = '";
-  for (std::string line; std::getline(file, line);)
+  std::string line;
+  for (int i = 0; i < kMaxLines && std::getline(file, line) && line.size() <= kMaxLine; ++i)
     if (line.rfind(key, 0) == 0) return line.substr(key.size(), line.find('\'', key.size()) - key.size());
   return {};
 }

@@ -36,8 +36,8 @@ std::string rangeText(const SymbolRange& r) {
 
 void checkWeights(const Program& program, std::vector<Problem>& out) {
   for (const std::string& key : program.missingData()) {
-    const NodeId node = placeholderOf(program, key);
     const InputSpec* spec = specOf(program, key);
+    const NodeId node = spec ? program.value(spec->value).producer : kNone;
     const bool constant = spec && spec->kind == InputKind::TensorConstant;
     out.push_back(problemAt(program, Severity::Error, "missing data", node,
                             "'" + key + "' has no data (a meta-device export, or saved without it): supply it with " +

@@ -154,8 +154,12 @@ bool SessionController::canReset() const {
 bool SessionController::canStepBack() const {
   if (!m_hasSession || (m_state != RunState::Paused && m_state != RunState::Finished && m_state != RunState::Failed))
     return false;
-  for (std::size_t n = 0; n < m_records.size(); ++n)
-    if (m_marks.executed[n] && m_records[n] && !m_records[n]->schema.empty()) return true;  // an op ran
+  // an op ran: nodes run in order, so the last one found going back from the position is enough
+  for (std::size_t n = std::min(m_records.size(), static_cast<std::size_t>(m_marks.current == torchir::kNone
+                                                                              ? m_records.size()
+                                                                              : m_marks.current));
+       n-- > 0;)
+    if (m_marks.executed[n] && m_records[n] && !m_records[n]->schema.empty()) return true;
   return false;
 }
 
