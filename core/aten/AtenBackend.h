@@ -34,6 +34,8 @@ class AtenBackend {
   /// A run of `program` through the dispatcher. The program must outlive the session. Throws
   /// std::runtime_error for a device this libtorch or machine does not have.
   virtual std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options = {}) const = 0;
+  /// The bytes `torch.save((tuple(args), {}))` writes (libtorch's pickle_save): a .pt2's sample inputs.
+  virtual std::string torchSaveArgs(const std::vector<TensorData>& args) const = 0;
   /// Whether `device` ("cpu", "cuda") can run here, and if not, why.
   virtual std::string deviceProblem(const std::string& device) const = 0;
 };

@@ -3,6 +3,10 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
+
 #include <dlfcn.h>
 
 #include "AtenBackend.h"
@@ -10,6 +14,7 @@
 #include "OperatorLookup.h"
 #include "AtenSession.h"
 #include "SmallBlockAllocator.h"
+#include "TensorBridge.h"
 
 namespace torchir {
 namespace {
@@ -51,6 +56,28 @@ class DispatcherBackend final : public AtenBackend {
   std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options) const override {
     if (const std::string problem = deviceProblem(options.device); !problem.empty()) throw std::runtime_error(problem);
     return createAtenSession(program, options);
+  }
+
+  std::string torchSaveArgs(const std::vector<TensorData>& args) const override {
+    std::vector<c10::IValue> tensors;
+    for (const TensorData& t : args) tensors.emplace_back(toAten(t));
+    const c10::IValue saved = c10::ivalue::Tuple::create(
+        {c10::ivalue::Tuple::create(std::move(tensors)), c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get())});
+    // pickle_save's steps without its type tags on dicts, which torch.load(weights_only=True) refuses
+    std::string pickled;
+    torch::jit::Pickler pickler([&](const char* data, size_t n) { pickled.append(data, n); }, nullptr, nullptr, nullptr,
+                                nullptr, /*tag_aggregates=*/false);
+    pickler.protocol();
+    pickler.pushIValue(saved);
+    pickler.stop();
+    std::string archive;
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
+      archive.append(static_cast<const char*>(data), n);
+      return n;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(), writer);
+    writer.writeEndOfFile();
+    return archive;
   }
 
   std::string deviceProblem(const std::string& device) const override {

@@ -33,6 +33,8 @@ int checkCommand(const Args& args);
 /// Two runs in lockstep (compare/PairedRun): 0 nothing diverges, 1 a node diverges or a value is
 /// non-finite, 2 unusable input.
 int compareCommand(const Args& args);
+/// A node's or module's part of a .pt2 as a repro: OUT.pt2, its inputs and outputs, OUT.py.
+int extractCommand(const Args& args);
 /// In torchir_layout (Graphviz): binaries that call run() link it.
 int layoutCommand(const Args& args);
 

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
+#include "CommandSession.h"
 #include "aten/AtenBackend.h"
 #include "compare/TensorMetrics.h"
 #include "exec/Patch.h"
@@ -78,44 +79,11 @@ int runCommand(const Args& args) {
     std::cerr << "warning: " << describeWeightsOfOtherDtype(otherDtype)
               << (cast ? "; cast to the export's dtypes (--cast-weights)\n"
                        : "; an op that mixes dtypes fails (--cast-weights casts them to the export's)\n");
-  if (args.flag("--executors")) {
-    try {
-      atenBackend().loadExecutors(args.option("--executors"));
-    } catch (const std::runtime_error& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return kBadInput;
-    }
-  }
-  if (args.flag("--threads")) {
-    // Intra-op threads; results match eager PyTorch's bit for bit at the same count.
-    const std::string threads = args.option("--threads");
-    if (threads.empty() || threads.size() > 4 || threads.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(threads) < 1) {
-      std::cerr << "error: --threads takes a positive number, not '" << threads << "'\n";
-      return kBadInput;
-    }
-    atenBackend().setThreads(std::stoi(threads));
-  }
+  if (!applyBackendOptions(args)) return kBadInput;
   SessionOptions sessionOptions;
   sessionOptions.castWeightsToExport = cast;
   auto session = atenBackend().createSession(program, sessionOptions);
-  Diagnosis inputProblem;
-  if (args.flag("--random-inputs")) {
-    inputProblem = session->setRandomInputs(std::stoull(args.option("--random-inputs")));
-  } else {
-    // A file (by input name or `input_<i>`), else the archive's sample inputs.
-    const std::string inputsFile = args.option("--inputs");
-    auto inputs = inputsFile.empty() ? program.sampleInputs : readInputsFile(program, inputsFile);
-    if (inputs.empty() && !program.inputs.empty()) {
-      std::cerr << "error: " << program.source.path << ": no inputs: pass --inputs F.safetensors or --random-inputs SEED\n";
-      return kBadInput;
-    }
-    inputProblem = session->setInputs(inputs);
-  }
-  if (!inputProblem.ok()) {
-    std::cerr << "error: " << program.source.path << ": " << inputProblem.message << "\n";
-    return kBadInput;
-  }
+  if (!setCommandInputs(*session, program, args)) return kBadInput;
   StopConditions stops;
   const std::string stopOn = args.option("--stop-on");
   stops.nanOrInf = stopOn == "nan";

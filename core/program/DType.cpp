@@ -71,6 +71,12 @@ std::optional<DType> dtypeFromSerialized(int code) {
   return std::nullopt;
 }
 
+std::optional<int> dtypeToSerialized(DType t) {
+  const auto* i = find(t);
+  if (!i) return std::nullopt;
+  return i->serialized;
+}
+
 bool isIntegral(DType t) {
   return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
          t == DType::UInt16;

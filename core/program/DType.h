@@ -23,6 +23,8 @@ std::size_t dtypeItemSize(DType t);
 std::optional<DType> dtypeFromName(std::string_view name);
 /// The serialized ExportedProgram numbering (schema.py ScalarType) to ours.
 std::optional<DType> dtypeFromSerialized(int code);
+/// Ours to the serialized numbering; nullopt for Unknown.
+std::optional<int> dtypeToSerialized(DType t);
 
 /// Integer dtypes (not bool): their elements are read as exact integers.
 bool isIntegral(DType t);

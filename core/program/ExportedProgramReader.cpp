@@ -90,6 +90,10 @@ class Builder {
       else if (key == "range_constraints") readRanges(v);
       else if (key == "torch_version" && typeOf(v) == od::json_type::string)
         m_p.source.torchVersion = m_r.string(v, "torch_version");
+      else if (key == "dialect" && typeOf(v) == od::json_type::string)
+        m_p.source.verifiers = {std::string(m_r.string(v, "dialect"))};
+      else if (key == "verifiers" && typeOf(v) == od::json_type::array)
+        each(v, "verifiers", [&](od::value d) { m_p.source.verifiers.emplace_back(m_r.string(d, "a verifier")); });
     });
     if (!version) fail("the program has no 'schema_version'");
     refuseUnsupported(m_r, version->first, version->second);
@@ -586,6 +590,7 @@ class Builder {
       }
       if (o.kind == OutputDecl::Tensors) {
         m_p.nodes[id].returnsTuple = true;
+        m_p.nodes[id].returnsList = true;
         int idx = 0;
         for (const auto& name : o.names) addGetitem(id, name, ValueKind::Tensor, idx++);
         return;

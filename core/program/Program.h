@@ -64,6 +64,9 @@ struct Node {
   std::vector<NodeArgument> inputs;
   std::vector<ValueId> outputs;
   bool returnsTuple = false;  // outputs are reached through getitem nodes
+  /// The op returns one list (`Tensor[]`, as split does), not a tuple: the file's one `as_tensors`
+  /// output, which the getitem nodes pick from as they pick a tuple's (the .pt2 writer tells them apart).
+  bool returnsList = false;
   /// Where export found the node: shared, as the nodes of one module share them (a 20k-node
   /// program has a few dozen distinct stack traces). Null when the file has none.
   std::shared_ptr<const std::string> stackTrace;
@@ -130,6 +133,9 @@ struct SourceInfo {
   std::string layout;  // "pt2-archive", "pt2-archive (pickled weights, torch 2.8)", "flat zip (torch 2.6/2.7)"
   std::string torchVersion;
   std::string schemaVersion;  // "8.13"
+  /// The dialects the graph keeps to ("TRAINING" allows in-place ops), as the file names them
+  /// (`verifiers`, or an older file's `dialect`); a written program keeps them.
+  std::vector<std::string> verifiers;
   std::string modelName;
 };
 

@@ -1,0 +1,98 @@
+// A repro's files: the .pt2, its inputs and outputs, and the Python that checks them.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "Repro.h"
+#include "aten/AtenBackend.h"
+#include "program/Pt2Writer.h"
+#include "program/Safetensors.h"
+
+namespace torchir {
+namespace {
+
+/// A Python string literal of any text (JSON's escapes are Python's).
+std::string pythonString(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string script(const Repro& r, const std::string& stem) {
+  return R"py(#!/usr/bin/env python3
+"""Repro: )py" + r.description + R"py(, as torchir ran it.
+
+Loads )py" + stem + R"py(.pt2 with torch.export.load and runs it, at one thread, on its example inputs:
+the values the part received in the run. Then compares its outputs bit for bit with those torchir
+computed ()py" + stem + R"py(.outputs.safetensors). Exit 0 when every output is equal.
+"""
+import pathlib
+import sys
+
+import torch
+from safetensors import safe_open
+
+HERE = pathlib.Path(__file__).resolve().parent
+STEM = )py" + pythonString(stem) + R"py(
+
+
+def expected_outputs():
+    """output_0, output_1, ... as torchir computed them."""
+    with safe_open(str(HERE / f"{STEM}.outputs.safetensors"), "pt") as f:
+        out = []
+        while f"output_{len(out)}" in f.keys():
+            out.append(f.get_tensor(f"output_{len(out)}"))
+        return out
+
+
+def same_bits(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(
+        a.contiguous().reshape(-1).view(torch.uint8), b.contiguous().reshape(-1).view(torch.uint8))
+
+
+def main():
+    torch.set_num_threads(1)
+    program = torch.export.load(str(HERE / f"{STEM}.pt2"))
+    with torch.no_grad():
+        args, kwargs = program.example_inputs
+        got = program.module()(*args, **kwargs)
+    got = list(got) if isinstance(got, (tuple, list)) else [got]
+    expected = expected_outputs()
+    failed = len(got) != len(expected)
+    if failed:
+        print(f"{len(got)} outputs; torchir gave {len(expected)}")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if same_bits(g, e):
+            print(f"output_{i}: equal to torchir's bit for bit ({g.dtype}, {list(g.shape)})")
+        else:
+            failed = True
+            detail = f"{g.dtype} {list(g.shape)} against {e.dtype} {list(e.shape)}"
+            if g.shape == e.shape and g.dtype.is_floating_point and e.dtype == g.dtype:
+                detail = f"max abs difference {(g.double() - e.double()).abs().max().item()}"
+            print(f"output_{i}: differs from torchir's: {detail}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)py";
+}
+
+}  // namespace
+
+std::vector<std::string> writeRepro(const Repro& r, const std::string& pt2Path) {
+  namespace fs = std::filesystem;
+  const fs::path pt2(pt2Path);
+  if (pt2.extension() != ".pt2") throw std::invalid_argument(pt2Path + ": a repro is written as a .pt2 file");
+  const std::string stem = pt2.stem().string();
+  const fs::path dir = pt2.parent_path();
+  const std::string outputs = (dir / (stem + ".outputs.safetensors")).string();
+  const std::string py = (dir / (stem + ".py")).string();
+  writePt2(r.program, atenBackend().torchSaveArgs(r.inputs), pt2Path);
+  TensorMap expected;
+  for (std::size_t i = 0; i < r.outputs.size(); ++i) expected["output_" + std::to_string(i)] = r.outputs[i];
+  writeSafetensors(outputs, expected);
+  std::ofstream f(py, std::ios::binary | std::ios::trunc);
+  f << script(r, stem);
+  if (!f.flush()) throw std::runtime_error(py + ": cannot write");
+  return {pt2Path, outputs, py};
+}
+
+}  // namespace torchir
