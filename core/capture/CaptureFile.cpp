@@ -3,6 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -199,6 +202,35 @@ Capture::ProgramRef programReference(const std::string& path) {
     at += n;
   }
   return {path, file->size(), static_cast<uint32_t>(crc)};
+}
+
+std::string capturedProgramPath(const Capture& c, const std::string& capturePath, const std::string& extractFolder) {
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& what) -> std::string { throw LoadError(capturePath, "capture: " + what); };
+  const std::string name = fs::path(c.program.path).filename().string();
+  fs::path path;
+  if (c.embeddedProgram.hasData() && c.embeddedProgram.numel() > 0) {
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", c.program.crc32);
+    path = fs::path(extractFolder) / (std::string(crc) + "-" + (name.empty() ? "program.pt2" : name));
+    std::error_code ec;
+    if (!fs::exists(path, ec) || fs::file_size(path, ec) != c.program.size) {
+      fs::create_directories(extractFolder, ec);
+      const auto bytes = c.embeddedProgram.contiguousBytes();
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      if (!out.flush()) fail("its embedded program cannot be written to " + path.string());
+    }
+  } else {
+    path = c.program.path;
+    if (path.is_relative()) path = fs::path(capturePath).parent_path() / path;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) fail("its program " + c.program.path + " is not there (save the capture with the program embedded to send it)");
+  }
+  Capture::ProgramRef now = programReference(path.string());
+  if (now.size != c.program.size || now.crc32 != c.program.crc32)
+    fail("its program " + path.string() + " is not the one it ran (size or CRC-32 differ)");
+  return path.string();
 }
 
 void writeCapture(const std::string& path, const Capture& c) {

@@ -43,6 +43,12 @@ Capture::ProgramRef programReference(const std::string& path);
 /// Throws LoadError naming the file when it cannot be written.
 void writeCapture(const std::string& path, const Capture& capture);
 
+/// The program a capture ran, as a file to load: its embedded bytes written once into
+/// `extractFolder` (named by their CRC-32), else its path (a relative one from the capture's
+/// folder). Throws LoadError naming the capture when the file is missing or is not the one the
+/// capture ran (its size or CRC-32 differ).
+std::string capturedProgramPath(const Capture& capture, const std::string& capturePath, const std::string& extractFolder);
+
 /// A capture from anyone: every field checked (types, counts, the version) and nothing run.
 /// Throws LoadError naming the file and the first problem, in one line.
 Capture readCapture(const std::string& path);

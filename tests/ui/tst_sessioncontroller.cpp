@@ -9,6 +9,7 @@
 #include "capture/CaptureFile.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
+#include "session/AsyncProgramLoader.h"
 #include "session/SessionController.h"
 
 using torchir::StopReason;
@@ -66,6 +67,34 @@ StopReason runCommand(SessionController& c, Command command) {
   command();
   if (!stopped.wait(kTimeoutMs)) return StopReason::Cancelled;
   return stopped.first().first().value<StopReason>();
+}
+
+/// What the studio's loader makes of a file (a capture: its program found and checked), or null
+/// with the one-line problem.
+LoadedProgramPtr openThroughLoader(const QString& path, QString* problem = nullptr) {
+  torchir::ui::AsyncProgramLoader loader;
+  QSignalSpy loaded(&loader, &torchir::ui::AsyncProgramLoader::loaded);
+  QSignalSpy failed(&loader, &torchir::ui::AsyncProgramLoader::failed);
+  torchir::ui::OpenRequest request;
+  request.capturePath = path;
+  loader.load(request);
+  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kTimeoutMs)) return nullptr;
+  if (!failed.isEmpty()) {
+    if (problem) *problem = failed.first().at(1).toString();
+    return nullptr;
+  }
+  return loaded.first().first().value<LoadedProgramPtr>();
+}
+
+/// The value's tensor as the controller's engine answers, or nullopt with why not.
+std::optional<torchir::TensorData> tensorOf(SessionController& c, torchir::ValueId v, QString* why = nullptr) {
+  QSignalSpy ready(&c, &SessionController::tensorReady);
+  QSignalSpy unavailable(&c, &SessionController::tensorUnavailable);
+  c.requestTensor(v);
+  if (!QTest::qWaitFor([&] { return !ready.isEmpty() || !unavailable.isEmpty(); }, kTimeoutMs)) return std::nullopt;
+  if (!ready.isEmpty()) return ready.first().at(1).value<torchir::TensorData>();
+  if (why) *why = unavailable.first().at(1).toString();
+  return std::nullopt;
 }
 
 }  // namespace
@@ -129,6 +158,95 @@ class TestSessionController : public QObject {
       for (std::size_t i = 0; i < record.outputs.size(); ++i) QCOMPARE(record.outputs[i].text, live->outputs[i].text);
       QCOMPARE(record.microseconds, live->microseconds);
     }
+  }
+
+  // A capture opened as a user opens one: the run as it was (records, marks, notes, bookmarks,
+  // the pinned tensor) without running; Continue makes the run again from there, to a straight
+  // run's bits. A damaged capture is one line; a capture with its program embedded opens without
+  // the program file.
+  void captureReopensAsItWasThenContinues() {
+    QTemporaryDir dir;
+    const QString program = dir.filePath(QStringLiteral("mlp.pt2"));
+    QVERIFY(QFile::copy(torchir::test::fixturePath("mlp", ".pt2"), program));
+    SessionController c;
+    QVERIFY(startOn(c, loadFile(program)));
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);  // linear, relu
+    const torchir::NodeId linear = nodeId(c, "linear"), relu = nodeId(c, "relu"), linear1 = nodeId(c, "linear_1");
+    c.toggleBreakpoint(linear1);
+    QVERIFY(c.toggleBookmark(relu));
+    c.setNote(linear, QStringLiteral("look here"));
+    c.togglePin(outputOf(c, "relu"));
+    const auto reluValue = tensorOf(c, outputOf(c, "relu"));
+    QVERIFY(reluValue);
+    QSignalSpy saved(&c, &SessionController::captureSaved);
+    const QString path = dir.filePath(QStringLiteral("mlp.capture"));
+    const QString embedded = dir.filePath(QStringLiteral("mlp-embedded.capture"));
+    c.saveCapture(path);
+    c.saveCapture(embedded, /*embedProgram=*/true);
+    QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 2, kTimeoutMs);
+    QCOMPARE(saved.at(0).at(1).toString(), QString());
+    QCOMPARE(saved.at(1).at(1).toString(), QString());
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);  // past the breakpoint: it starts there
+
+    // reopened: as it was, nothing run
+    SessionController r;
+    const LoadedProgramPtr opened = openThroughLoader(path);
+    QVERIFY(opened && opened->capture);
+    QCOMPARE(QFileInfo(opened->request.path), QFileInfo(program));
+    r.setProgram(opened);
+    QTRY_VERIFY_WITH_TIMEOUT(r.state() != RunState::Starting, kTimeoutMs);
+    QCOMPARE(r.state(), RunState::Paused);
+    QVERIFY(r.inputsDescription().contains(QStringLiteral("capture")));
+    QCOMPARE(r.marks().current, linear1);
+    QCOMPARE(r.marks().breakpoints, std::set<torchir::NodeId>{linear1});
+    QCOMPARE(r.marks().bookmark(relu), 1);
+    QCOMPARE(r.bookmarkedNode(1), relu);
+    QCOMPARE(r.note(linear), QStringLiteral("look here"));
+    QVERIFY(r.marks().hasNote(linear));
+    for (torchir::NodeId n : {linear, relu}) {
+      QVERIFY(r.marks().status(n) == torchir::ui::NodeStatus::Executed);
+      QVERIFY(r.record(n) && c.record(n));
+      QCOMPARE(r.record(n)->schema, c.record(n)->schema);
+      QCOMPARE(r.record(n)->outputs.at(0).text, c.record(n)->outputs.at(0).text);
+      QCOMPARE(r.record(n)->microseconds, c.record(n)->microseconds);
+    }
+    QVERIFY(!r.record(linear1));
+    const auto pinned = tensorOf(r, outputOf(r, "relu"));  // kept by the capture
+    QVERIFY(pinned && pinned->contiguousBytes() == reluValue->contiguousBytes());
+    QString why;
+    QVERIFY(!tensorOf(r, outputOf(r, "linear"), &why));  // not pinned, and the run is not made
+    QVERIFY2(why.contains(QStringLiteral("capture keeps no tensor")), qPrintable(why));
+
+    // continued: made again up to linear_1, then run on
+    QCOMPARE(runCommand(r, [&] { r.continueRun(); }), StopReason::Finished);
+    const auto straight = tensorOf(c, outputOf(c, "linear_1"));
+    const auto continued = tensorOf(r, outputOf(r, "linear_1"));
+    QVERIFY(straight && continued && straight->contiguousBytes() == continued->contiguousBytes());
+    QVERIFY(tensorOf(r, outputOf(r, "linear")));  // the run's own values now
+
+    // the embedded program opens without the file
+    QVERIFY(QFile::remove(program));
+    const LoadedProgramPtr sent = openThroughLoader(embedded);
+    QVERIFY(sent && sent->capture);
+    QVERIFY(QFileInfo::exists(sent->request.path));
+    QCOMPARE(sent->program.nodes.size(), opened->program.nodes.size());
+    QString problem;
+    QVERIFY(!openThroughLoader(path, &problem));  // the plain one names what is missing
+    QVERIFY2(problem.contains(QStringLiteral("not there")), qPrintable(problem));
+
+    // damaged: one line naming the problem
+    QFile whole(embedded);
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray bytes = whole.readAll();
+    const QString damaged = dir.filePath(QStringLiteral("damaged.capture"));
+    QFile cut(damaged);
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(bytes.left(bytes.size() / 2));
+    cut.close();
+    problem.clear();
+    QVERIFY(!openThroughLoader(damaged, &problem));
+    QVERIFY2(!problem.isEmpty() && !problem.contains(QLatin1Char('\n')), qPrintable(problem));
   }
 
   void stepsRecordAndMark() {

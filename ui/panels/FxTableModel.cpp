@@ -101,6 +101,8 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     const NodeStatus status = marks.status(row);
     const bool breakpoint = marks.hasBreakpoint(row);
     const bool patched = marks.isPatched(row);
+    const int bookmark = marks.bookmark(row);
+    const bool noted = marks.hasNote(row);
     // A record of a node outside the current run (e.g. a stale one after reset) is not asked
     // for: only nodes that ran or failed can have one.
     std::shared_ptr<const torchir::NodeRecord> record =
@@ -109,8 +111,11 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     RunState& current = m_run[static_cast<std::size_t>(row)];
     const bool sameRecord = sameOutcome(current.record.get(), record.get());
     const bool changed =
-        status != current.status || breakpoint != current.breakpoint || patched != current.patched || !sameRecord;
+        status != current.status || breakpoint != current.breakpoint || patched != current.patched ||
+        bookmark != current.bookmark || noted != current.noted || !sameRecord;
     current.status = status;
+    current.bookmark = bookmark;
+    current.noted = noted;
     current.breakpoint = breakpoint;
     current.patched = patched;
     current.record = std::move(record);
@@ -185,9 +190,14 @@ QString FxTableModel::cellText(int row, int column) const {
   const RunState& run = m_run[r];
   switch (column) {
     case Status: {
-      const QString status = isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status);
-      if (!run.patched) return status;  // a user change to the call is marked as one
-      return status.isEmpty() ? QStringLiteral("edited") : status + QStringLiteral(", edited");
+      // a user change to the call, a bookmark and a note are marked after the run's state
+      QStringList parts;
+      parts << (isInput(r) && run.status == NodeStatus::Executed ? QStringLiteral("input") : statusText(run.status));
+      if (run.patched) parts << QStringLiteral("edited");
+      if (run.bookmark) parts << QStringLiteral("bookmark %1").arg(run.bookmark);
+      if (run.noted) parts << QStringLiteral("note");
+      parts.removeAll(QString());
+      return parts.join(QStringLiteral(", "));
     }
     case Output: return texts(row).output;
     case Time: return texts(row).time;

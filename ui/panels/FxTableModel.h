@@ -61,6 +61,8 @@ class FxTableModel : public QAbstractTableModel {
     NodeStatus status = NodeStatus::NotRun;
     bool breakpoint = false;
     bool patched = false;  // the user changed its call
+    int bookmark = 0;      // its slot, 0 for none
+    bool noted = false;
     std::shared_ptr<const torchir::NodeRecord> record;  // what the run columns show; null: not run
     // Made from `record` when a view first asks for them: a progress report of a long run then
     // costs a comparison per row, not the formatting of every row that ran since the last one.

@@ -4,12 +4,14 @@
 #include <QFileInfo>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <utility>
 
 #include "aten/AtenBackend.h"
 #include "check/ProgramCheck.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
+#include "program/MappedFile.h"
 #include "program/ProgramLoader.h"
 #include "session/OneLine.h"
 
@@ -71,7 +73,15 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     torchir::SessionOptions options;
     options.castWeightsToExport = m_program->request.castWeights;
     m_session = backend.createSession(m_program->program, options);
-    const QString description = chooseInputs();
+    m_replayTo.reset();
+    m_pinned.clear();
+    QString description;
+    if (m_program->capture) {
+      startFromCapture(*m_program->capture);
+      description = QStringLiteral("inputs from the capture %1").arg(QFileInfo(m_program->request.capturePath).fileName());
+    } else {
+      description = chooseInputs();
+    }
     m_reportedUpTo = 0;
     m_restartPending = false;
     m_breakpointsVersion = 0;
@@ -118,6 +128,39 @@ QString EngineWorker::chooseInputs() {
   return description;
 }
 
+void EngineWorker::startFromCapture(const torchir::Capture& capture) {
+  const torchir::Program& p = m_program->program;
+  const std::string file = QFile::encodeName(m_program->request.capturePath).toStdString();
+  m_inputs = capture.inputs;
+  if (const torchir::Diagnosis in = m_session->setInputs(capture.inputs); !in.ok())
+    throw torchir::LoadError(file, "capture: its inputs: " + in.message);
+  for (const auto& [name, patches] : capture.patches) {
+    const auto node = p.findNode(name);
+    if (!node) throw torchir::LoadError(file, "capture: it changes the call of node '" + name + "', which the program has not");
+    m_session->setPatches(*node, patches);
+  }
+  const auto next = capture.next.empty() ? std::optional<torchir::NodeId>(static_cast<torchir::NodeId>(p.nodes.size()))
+                                         : p.findNode(capture.next);
+  if (!next) throw torchir::LoadError(file, "capture: it stands at node '" + capture.next + "', which the program has not");
+  m_replayTo = *next;
+  for (const auto& [name, tensor] : capture.pinned)
+    if (const auto v = p.findValue(name)) m_pinned[*v] = tensor;
+}
+
+void EngineWorker::replayCapture(torchir::RunObserver& observer) {
+  const torchir::NodeId to = *std::exchange(m_replayTo, std::nullopt);
+  m_pinned.clear();
+  const torchir::Program& p = m_program->program;
+  torchir::NodeId last = to - 1;  // the last node that had run, past placeholders
+  while (last >= 0 && p.node(last).opcode != torchir::Opcode::CallFunction) --last;
+  if (last < 0) return;
+  m_session->setBreakpoints({});  // made again as it was, not stopped on the way
+  m_session->runTo(last, &observer);
+  m_session->setBreakpoints(m_breakpoints);
+  m_reportedUpTo = 0;  // the GUI's records are the capture's: send the run's
+  m_restartPending = true;
+}
+
 void EngineWorker::clear() {
   m_reference.reset();  // refers to the program
   m_session.reset();
@@ -138,13 +181,16 @@ void EngineWorker::syncBreakpoints() {
 /// of progress now and then.
 class EngineWorker::CommandObserver final : public torchir::RunObserver {
  public:
-  CommandObserver(EngineWorker& worker, quint64 generation, quint64 commandId)
-      : m_worker(worker), m_generation(generation), m_commandId(commandId), m_lastReport(Clock::now()) {}
+  /// `reports`: a run of the studio's session, whose progress the GUI shows (not a repro's own).
+  CommandObserver(EngineWorker& worker, quint64 generation, quint64 commandId, bool reports = true)
+      : m_worker(worker), m_generation(generation), m_commandId(commandId), m_reports(reports), m_lastReport(Clock::now()) {}
 
   bool cancelled() override { return m_worker.shouldStop(m_generation, m_commandId); }
-  void beforeNode(torchir::NodeId) override { m_worker.syncBreakpoints(); }
+  void beforeNode(torchir::NodeId) override {
+    if (m_reports) m_worker.syncBreakpoints();
+  }
   bool afterNode(torchir::NodeId, torchir::Diagnosis&) override {
-    if (Clock::now() - m_lastReport >= kReportInterval) {
+    if (m_reports && Clock::now() - m_lastReport >= kReportInterval) {
       Q_EMIT m_worker.reported(m_worker.makeReport(m_generation));
       m_lastReport = Clock::now();
     }
@@ -155,6 +201,7 @@ class EngineWorker::CommandObserver final : public torchir::RunObserver {
   using Clock = std::chrono::steady_clock;
   EngineWorker& m_worker;
   quint64 m_generation, m_commandId;
+  bool m_reports;
   Clock::time_point m_lastReport;
 };
 
@@ -166,6 +213,8 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
   CommandObserver observer(*this, generation, commandId);
   torchir::StepOutcome outcome;
   try {
+    if (m_replayTo && command != EngineCommand::Reset) replayCapture(observer);
+    m_replayTo.reset();
     switch (command) {
       case EngineCommand::Step:
         outcome = m_session->step(&observer);
@@ -230,6 +279,7 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
   if (!m_session || generation != m_controls->generation.load()) return;
   const torchir::Program& a = m_program->program;
   m_reference.reset();
+  m_replayTo.reset();  // a comparison runs from the start
   try {
     auto reference = std::make_unique<Reference>();
     torchir::SessionOptions options;
@@ -369,6 +419,16 @@ void EngineWorker::fetchTensor(quint64 generation, torchir::ValueId value) {
   }
   const torchir::Value& v = p.value(value);
   const QString name = QString::fromStdString(v.name);
+  if (m_replayTo) {  // the capture's run, not made again yet
+    if (const auto pinned = m_pinned.find(value); pinned != m_pinned.end()) {
+      Q_EMIT tensorReady(generation, value, pinned->second);
+      return;
+    }
+    Q_EMIT tensorUnavailable(generation, value,
+                             QStringLiteral("the capture keeps no tensor for '%1' (pin it before saving, or "
+                                            "continue to run the program again)").arg(name));
+    return;
+  }
   if (v.producer != torchir::kNone && !m_session->finished() && v.producer >= m_session->position()) {
     Q_EMIT tensorUnavailable(generation, value, QStringLiteral("'%1' has not been computed yet").arg(name));
     return;
@@ -402,6 +462,11 @@ void EngineWorker::tryPatches(quint64 generation, torchir::NodeId node,
   if (!m_session || generation != m_controls->generation.load()) return;
   torchir::PatchTrial trial;
   try {
+    if (m_replayTo) {
+      CommandObserver observer(*this, generation, std::numeric_limits<quint64>::max());  // not a command: never stopped
+      replayCapture(observer);
+      Q_EMIT reported(makeReport(generation));
+    }
     trial = m_session->tryPatches(node, patches);
   } catch (const std::exception& e) {
     trial.afterProblem = e.what();
@@ -420,10 +485,46 @@ void EngineWorker::applyPatches(quint64 generation, torchir::NodeId node,
   }
 }
 
-void EngineWorker::saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture) {
+void EngineWorker::exportRepro(quint64 generation, quint64 commandId, const torchir::ReproPart& part, const QString& path) {
   if (!m_session || generation != m_controls->generation.load()) return;
   try {
-    capture->program = torchir::programReference(QFile::encodeName(m_program->request.path).toStdString());
+    torchir::SessionOptions options;
+    options.castWeightsToExport = m_program->request.castWeights;
+    auto session = torchir::atenBackend().createSession(m_program->program, options);
+    const torchir::Diagnosis in = m_inputs ? session->setInputs(*m_inputs) : session->setRandomInputs(0);
+    if (!in.ok()) throw std::runtime_error("its inputs: " + in.message);
+    for (const auto& [node, patches] : m_session->patches()) session->setPatches(node, patches);
+    CommandObserver observer(*this, generation, commandId, /*reports=*/false);
+    const torchir::Repro repro = torchir::extractRepro(*session, part, &observer);
+    QStringList files;
+    for (const auto& f : torchir::writeRepro(repro, QFile::encodeName(path).toStdString())) files << QFile::decodeName(f.c_str());
+    Q_EMIT reproExported(generation, QString::fromStdString(repro.description), files, {});
+  } catch (const std::exception& e) {
+    Q_EMIT reproExported(generation, QString::fromStdString(part.describe()), {}, oneLine(QString::fromUtf8(e.what())));
+  }
+}
+
+void EngineWorker::saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture,
+                               const std::vector<torchir::ValueId>& pinned, bool embedProgram) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  try {
+    const std::string program = QFile::encodeName(m_program->request.path).toStdString();
+    capture->program = torchir::programReference(program);
+    if (embedProgram) {
+      const auto file = torchir::MappedFile::open(program);
+      auto bytes = std::make_shared<torchir::Storage>();
+      bytes->data = file->data();
+      bytes->nbytes = file->size();
+      bytes->owner = file;
+      capture->embeddedProgram = {torchir::DType::UInt8, {static_cast<int64_t>(file->size())}, {1}, 0, bytes};
+    }
+    const torchir::Program& p = m_program->program;
+    for (torchir::ValueId v : pinned) {
+      std::optional<torchir::TensorData> t;
+      if (const auto kept = m_pinned.find(v); kept != m_pinned.end()) t = kept->second;
+      else if (!m_replayTo && !m_session->released(v)) t = m_session->tensor(v);
+      if (t) capture->pinned[p.value(v).name] = std::move(*t);
+    }
     if (m_inputs) {
       capture->inputs = *m_inputs;
     } else {  // random inputs: the ones the session holds

@@ -2,7 +2,9 @@
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,6 +13,7 @@
 
 #include "capture/CaptureFile.h"
 #include "exec/Session.h"
+#include "repro/Repro.h"
 #include "session/ComparisonResult.h"
 #include "session/ExecMetaTypes.h"
 #include "session/LoadedProgram.h"
@@ -82,9 +85,14 @@ class EngineWorker : public QObject {
   void fetchCompared(quint64 generation, torchir::NodeId node);
   /// Edit and continue: the next node's call with and without `patches` (Session::tryPatches).
   void tryPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
-  /// Writes `capture` (what the GUI side knows: marks, records, changes) with the run's inputs and
-  /// the program's size and CRC-32 to `path`; captureSaved reports it.
-  void saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture);
+  /// Writes `capture` (what the GUI side knows: marks, records, changes, notes) with the run's
+  /// inputs, the tensors of the `pinned` values, the program's size and CRC-32 (and its bytes, when
+  /// `embedProgram`) to `path`; captureSaved reports it.
+  void saveCapture(quint64 generation, const QString& path, std::shared_ptr<torchir::Capture> capture,
+                   const std::vector<torchir::ValueId>& pinned, bool embedProgram);
+  /// A repro of `part` (torchir extract's): a run of its own, with this run's inputs and changes,
+  /// to the part's end, then the files; reproExported reports them. Stop cancels it.
+  void exportRepro(quint64 generation, quint64 commandId, const torchir::ReproPart& part, const QString& path);
   /// Every later run of `node` takes `patches` (Session::setPatches); reported by patchesApplied.
   void applyPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
 
@@ -102,6 +110,8 @@ class EngineWorker : public QObject {
   void patchTried(quint64 generation, torchir::NodeId node, const torchir::PatchTrial& trial);
   /// `problem` is empty when the capture was written.
   void captureSaved(quint64 generation, const QString& path, const QString& problem);
+  /// `files` are those written, the .pt2 first; `problem` is empty when they were.
+  void reproExported(quint64 generation, const QString& description, const QStringList& files, const QString& problem);
   /// `problem` is empty when the session took the patches.
   void patchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
                       const QString& problem);
@@ -113,6 +123,11 @@ class EngineWorker : public QObject {
   /// A report with the records of the nodes that ran since the last one.
   std::shared_ptr<EngineReport> makeReport(quint64 generation);
   QString chooseInputs();
+  /// A program opened from a capture starts with the capture's inputs and changes, its run shown as
+  /// the capture has it and not made: the first command that needs it makes it again, up to the
+  /// node the capture stood at, before doing what it was asked.
+  void startFromCapture(const torchir::Capture& capture);
+  void replayCapture(torchir::RunObserver& observer);
 
   std::shared_ptr<EngineControls> m_controls;
   torchir::ui::LoadedProgramPtr m_program;     // outlives m_session, which refers to its Program
@@ -131,6 +146,10 @@ class EngineWorker : public QObject {
   /// Runs the paired run to `stop` and reports the command's end with the comparison.
   void runComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop);
   std::unique_ptr<Reference> m_reference;
+  /// The node the capture stood at (nodes.size(): finished), until the run is made again.
+  std::optional<torchir::NodeId> m_replayTo;
+  /// The capture's pinned tensors, by value: what the views can show before the run is made again.
+  std::map<torchir::ValueId, torchir::TensorData> m_pinned;
   torchir::NodeId m_reportedUpTo = 0;          // records before this node have been sent
   bool m_restartPending = false;
   quint64 m_breakpointsVersion = 0;

@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <exception>
 #include <utility>
 
@@ -9,13 +10,9 @@
 #include "program/LoadError.h"
 #include "program/ProgramLoader.h"
 #include "session/OneLine.h"
+#include "session/ProgramFiles.h"
 
 namespace torchir::ui {
-
-namespace {
-
-
-}  // namespace
 
 LoadWorker::LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent)
     : QObject(parent), m_latestRequest(std::move(latestRequest)) {}
@@ -24,15 +21,25 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
   // Opening A then B quickly should not make B wait for A to be read and thrown away.
   if (requestId != m_latestRequest->load()) return;
 
-  const QString& path = request.path;
+  // A capture names its program; errors name the file the user opened.
+  QString path = request.capturePath.isEmpty() ? request.path : request.capturePath;
   // The readers' JSON documents are freed after the program is on its way to the window.
   const torchir::DeferredReleaseScope deferred;
   try {
     auto result = std::make_shared<LoadedProgram>();
     result->request = request;
-    const torchir::LoadOptions options{QFile::encodeName(request.weightsPath).toStdString(),
-                                       QFile::encodeName(request.constantsPath).toStdString()};
-    result->program = torchir::loadProgram(QFile::encodeName(path).toStdString(), options);
+    if (!request.capturePath.isEmpty()) {
+      const std::string capture = QFile::encodeName(request.capturePath).toStdString();
+      result->capture = std::make_shared<const torchir::Capture>(torchir::readCapture(capture));
+      const QString extractFolder = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/captured");
+      result->request.path = QFile::decodeName(
+          torchir::capturedProgramPath(*result->capture, capture, QFile::encodeName(extractFolder).toStdString()).c_str());
+      result->request.inputsPath.clear();  // the capture's inputs are the run's
+      result->request = completeRequest(result->request);
+    }
+    const torchir::LoadOptions options{QFile::encodeName(result->request.weightsPath).toStdString(),
+                                       QFile::encodeName(result->request.constantsPath).toStdString()};
+    result->program = torchir::loadProgram(QFile::encodeName(result->request.path).toStdString(), options);
     result->fxCells = toFxCells(torchir::fxTable(result->program));
     Q_EMIT loaded(requestId, std::move(result));
   } catch (const torchir::LoadError& e) {

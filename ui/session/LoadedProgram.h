@@ -3,6 +3,7 @@
 #include <QString>
 #include <memory>
 
+#include "capture/CaptureFile.h"
 #include "program/Program.h"
 #include "session/FxCells.h"
 #include "session/OpenRequest.h"
@@ -15,6 +16,8 @@ struct LoadedProgram {
   OpenRequest request;  // the files it was read from; request.path is the program itself
   torchir::Program program;
   FxCells fxCells;
+  /// The capture the program was opened from (request.capturePath), else null.
+  std::shared_ptr<const torchir::Capture> capture;
 };
 
 // Shared and const: handed across threads by signal, then read by several views.

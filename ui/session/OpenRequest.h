@@ -13,6 +13,9 @@ struct OpenRequest {
   /// Weights whose data has another dtype than the export (float16 for a float32 program) are
   /// cast to the export's when the run starts.
   bool castWeights = false;
+  /// A capture (docs/captures.md) to show as it was: `path` is then the program it ran, found by
+  /// the loader.
+  QString capturePath = {};
 };
 
 }  // namespace torchir::ui

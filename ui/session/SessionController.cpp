@@ -1,5 +1,6 @@
 #include "session/SessionController.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -43,6 +44,12 @@ SessionController::SessionController(QObject* parent)
   connect(m_worker, &EngineWorker::captureSaved, this,
           [this](quint64 generation, const QString& path, const QString& problem) {
             if (generation == m_generation) Q_EMIT captureSaved(path, problem);
+          });
+  connect(m_worker, &EngineWorker::reproExported, this,
+          [this](quint64 generation, const QString& description, const QStringList& files, const QString& problem) {
+            if (generation != m_generation) return;
+            setState(m_stateBeforeExport);
+            Q_EMIT reproExported(description, files, problem);
           });
   connect(m_worker, &EngineWorker::problemsFound, this,
           [this](quint64 generation, const std::vector<torchir::Problem>& problems) {
@@ -93,13 +100,17 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   }
   forgetRun();
   m_program = std::move(program);
-  m_patches.clear();
-  m_marks.patched.clear();
+  forgetAnnotations();
   setProblems({});
   m_marks.executed.assign(m_program->program.nodes.size(), false);
   m_records.assign(m_program->program.nodes.size(), nullptr);
   for (torchir::NodeId n : breakpoints)
     if (validNode(n)) m_marks.breakpoints.insert(n);
+  if (m_program->capture) {  // the capture's breakpoints, not the file's stored ones
+    m_marks.breakpoints.clear();
+    for (const auto& name : m_program->capture->breakpoints)
+      if (const auto n = m_program->program.findNode(name)) m_marks.breakpoints.insert(*n);
+  }
   m_controls->setBreakpoints(m_marks.breakpoints);
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
@@ -114,8 +125,7 @@ void SessionController::clear() {
   const bool hadProgram = m_program != nullptr;
   forgetRun();
   m_program.reset();
-  m_patches.clear();
-  m_marks.patched.clear();
+  forgetAnnotations();
   setProblems({});
   EngineWorker* worker = m_worker;
   QMetaObject::invokeMethod(worker, [worker] { worker->clear(); }, Qt::QueuedConnection);
@@ -230,7 +240,81 @@ void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId nod
   continueRun();
 }
 
-void SessionController::saveCapture(const QString& path) {
+void SessionController::forgetAnnotations() {
+  m_patches.clear();
+  m_marks.patched.clear();
+  m_marks.bookmarks.clear();
+  m_marks.noted.clear();
+  m_notes.clear();
+  m_pinned.clear();
+}
+
+bool SessionController::toggleBookmark(torchir::NodeId node) {
+  if (!validNode(node)) return false;
+  if (!m_marks.bookmarks.erase(node)) {
+    int slot = 1;
+    while (slot <= 9 && bookmarkedNode(slot) != torchir::kNone) ++slot;
+    if (slot > 9) return false;
+    m_marks.bookmarks[node] = slot;
+  }
+  Q_EMIT marksChanged();
+  return true;
+}
+
+torchir::NodeId SessionController::bookmarkedNode(int slot) const {
+  for (const auto& [node, s] : m_marks.bookmarks)
+    if (s == slot) return node;
+  return torchir::kNone;
+}
+
+void SessionController::setNote(torchir::NodeId node, const QString& text) {
+  if (!validNode(node)) return;
+  if (text.trimmed().isEmpty()) {
+    m_notes.erase(node);
+    m_marks.noted.erase(node);
+  } else {
+    m_notes[node] = text;
+    m_marks.noted.insert(node);
+  }
+  Q_EMIT marksChanged();
+}
+
+QString SessionController::note(torchir::NodeId node) const {
+  const auto it = m_notes.find(node);
+  return it == m_notes.end() ? QString() : it->second;
+}
+
+void SessionController::togglePin(torchir::ValueId value) {
+  if (!m_program || value < 0 || value >= static_cast<torchir::ValueId>(m_program->program.values.size())) return;
+  if (!m_pinned.erase(value)) m_pinned.insert(value);
+}
+
+void SessionController::showCapture(const torchir::Capture& c) {
+  const torchir::Program& p = m_program->program;
+  for (const auto& [name, record] : c.records)
+    if (const auto n = p.findNode(name)) {
+      m_records[static_cast<std::size_t>(*n)] = std::make_shared<const torchir::NodeRecord>(record);
+      m_marks.executed[static_cast<std::size_t>(*n)] = true;
+    }
+  const auto next = c.next.empty() ? std::nullopt : p.findNode(c.next);
+  m_marks.current = next ? *next : torchir::kNone;
+  for (const auto& [slot, name] : c.bookmarks)
+    if (const auto n = p.findNode(name)) m_marks.bookmarks[*n] = slot;
+  for (const auto& [name, text] : c.notes)
+    if (const auto n = p.findNode(name)) m_notes[*n] = QString::fromStdString(text), m_marks.noted.insert(*n);
+  for (const auto& [name, tensor] : c.pinned)
+    if (const auto v = p.findValue(name)) m_pinned.insert(*v);
+  for (const auto& [name, patches] : c.patches)
+    if (const auto n = p.findNode(name)) m_patches[*n] = patches, m_marks.patched.insert(*n);
+  m_diagnosis = c.diagnosis;
+  if (!m_diagnosis.ok()) {
+    const auto failed = p.findNode(m_diagnosis.nodeName);
+    m_diagnosis.node = failed ? *failed : torchir::kNone;
+    m_marks.failed = m_diagnosis.node;
+  }
+}
+
+void SessionController::saveCapture(const QString& path, bool embedProgram) {
   if (!m_hasSession || !m_program || m_state == RunState::Running) {
     Q_EMIT captureSaved(path, tr("nothing to capture while the program is not ready or is running"));
     return;
@@ -243,10 +327,31 @@ void SessionController::saveCapture(const QString& path) {
   for (std::size_t n = 0; n < m_records.size(); ++n)
     if (m_records[n] && m_marks.executed[n]) capture->records.emplace_back(p.nodes[n].name, *m_records[n]);
   capture->diagnosis = m_diagnosis;
+  for (const auto& [node, slot] : m_marks.bookmarks) capture->bookmarks[slot] = p.node(node).name;
+  for (const auto& [node, text] : m_notes) capture->notes[p.node(node).name] = text.toStdString();
+  const std::vector<torchir::ValueId> pinned(m_pinned.begin(), m_pinned.end());
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   QMetaObject::invokeMethod(
-      worker, [=] { worker->saveCapture(generation, path, capture); }, Qt::QueuedConnection);
+      worker, [=] { worker->saveCapture(generation, path, capture, pinned, embedProgram); }, Qt::QueuedConnection);
+}
+
+bool SessionController::canExportRepro() const {
+  return m_hasSession && m_program && m_state != RunState::Running && m_state != RunState::Starting;
+}
+
+void SessionController::exportRepro(const torchir::ReproPart& part, const QString& path) {
+  if (!canExportRepro()) {
+    Q_EMIT reproExported(QString::fromStdString(part.describe()), {}, tr("nothing to cut out while the program is not ready or is running"));
+    return;
+  }
+  const quint64 id = ++m_commandId;
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->exportRepro(generation, id, part, path); }, Qt::QueuedConnection);
+  m_stateBeforeExport = m_state;
+  setState(RunState::Running);
 }
 
 void SessionController::stepBack() {
@@ -351,8 +456,20 @@ void SessionController::onStarted(quint64 generation, const torchir::ui::EngineR
   m_hasSession = true;
   m_inputsDescription = description;
   applyRecords(*report);
-  setState(RunState::Ready);
+  RunState state = RunState::Ready;
+  if (m_program->capture) {
+    showCapture(*m_program->capture);
+    const bool ran = std::find(m_marks.executed.begin(), m_marks.executed.end(), true) != m_marks.executed.end();
+    state = m_marks.failed != torchir::kNone && m_marks.failed == m_marks.current ? RunState::Failed
+            : m_marks.current == torchir::kNone ? RunState::Finished
+            : ran                                ? RunState::Paused
+                                                 : RunState::Ready;
+  }
+  setState(state);
   Q_EMIT marksChanged();
+  // the views hear of the capture's stop as of a run's
+  if (m_program->capture && !m_diagnosis.ok())
+    Q_EMIT stopped(state == RunState::Failed ? torchir::StopReason::Failed : torchir::StopReason::StopCondition);
 }
 
 void SessionController::onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis) {

@@ -72,9 +72,30 @@ class SessionController : public QObject {
   /// Every later run of `node` takes `patches` (empty: as exported); then, if `andContinue`, the
   /// run goes on (from a failure too). patchRefused reports what the engine would not take.
   void applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, bool andContinue);
-  /// Writes a capture of the run as it stands (marks, records, changes, inputs) to `path`, on the
-  /// engine's thread; captureSaved reports it.
-  void saveCapture(const QString& path);
+  /// Writes a capture of the run as it stands (marks, records, changes, notes, bookmarks, pinned
+  /// tensors, inputs; the program itself when `embedProgram`) to `path`, on the engine's thread;
+  /// captureSaved reports it.
+  void saveCapture(const QString& path, bool embedProgram = false);
+  /// A program opened from a capture shows the capture's run (records, marks, notes, the diagnosis)
+  /// without running; the first command makes the run again up to there.
+  bool fromCapture() const { return m_program && m_program->capture; }
+
+  /// Bookmarks: the node gets the first free slot of 1..9, or loses the one it has; false when all
+  /// nine are taken.
+  bool toggleBookmark(torchir::NodeId node);
+  /// The node in `slot`, else kNone.
+  torchir::NodeId bookmarkedNode(int slot) const;
+  /// A note on a node; empty text removes it.
+  void setNote(torchir::NodeId node, const QString& text);
+  QString note(torchir::NodeId node) const;
+  /// Pinned values' tensors go into captures (and show when one is opened).
+  void togglePin(torchir::ValueId value);
+  const std::set<torchir::ValueId>& pinned() const { return m_pinned; }
+  /// File › Export Repro: `part` cut out by a run of its own (this run's inputs and changes), its
+  /// files written beside `path`; the state is Running meanwhile (Stop cancels it), and
+  /// reproExported reports the files.
+  void exportRepro(const torchir::ReproPart& part, const QString& path);
+  bool canExportRepro() const;
   /// The user's changes to calls, by node, as the engine took them.
   const std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>>& patches() const { return m_patches; }
   void continueRun();
@@ -114,6 +135,7 @@ class SessionController : public QObject {
   void patchTried(torchir::NodeId node, const torchir::PatchTrial& trial);
   void patchRefused(torchir::NodeId node, const QString& why);
   void captureSaved(const QString& path, const QString& problem);  // problem empty: written
+  void reproExported(const QString& description, const QStringList& files, const QString& problem);
   /// The node's output in this run, in the reference, and this run's minus the reference's.
   void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
                      const torchir::TensorData& difference);
@@ -127,6 +149,10 @@ class SessionController : public QObject {
   void onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
   void onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
   void applyRecords(const EngineReport& report);
+  /// The capture's run, marks and notes, as the GUI shows them.
+  void showCapture(const torchir::Capture& capture);
+  /// Bookmarks, notes, pins and changes belong to one program.
+  void forgetAnnotations();
   /// Drops the run's state and makes any work still on the engine thread stale.
   void forgetRun();
   void setState(RunState state);
@@ -150,6 +176,9 @@ class SessionController : public QObject {
   torchir::Diagnosis m_diagnosis;
   std::vector<torchir::Problem> m_problems;
   std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>> m_patches;
+  std::map<torchir::NodeId, QString> m_notes;
+  RunState m_stateBeforeExport = RunState::Empty;  // what an exported repro's end goes back to
+  std::set<torchir::ValueId> m_pinned;
   torchir::NodeId m_continueAfterPatch = torchir::kNone;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;

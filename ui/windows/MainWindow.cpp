@@ -35,6 +35,7 @@
 #include "panels/FxTableModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
+#include "windows/CaptureActions.h"
 #include "session/BackgroundRelease.h"
 #include "session/BreakpointStore.h"
 #include "session/ExecutionActions.h"
@@ -57,9 +58,11 @@ const QString kAppTitle = QStringLiteral("torchir studio");
 // Starts the engine even if the first layout is slow to come (or never comes).
 constexpr int kSessionStartFallbackMs = 3000;
 
+bool isCaptureFile(const QString& path) { return path.endsWith(QStringLiteral(".capture"), Qt::CaseInsensitive); }
+
 bool isProgramFile(const QString& path) {
   return path.endsWith(QStringLiteral(".pt2"), Qt::CaseInsensitive) ||
-         path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive);
+         path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) || isCaptureFile(path);
 }
 
 /// The node that did work last before `position` (what a step just did): not the placeholders,
@@ -222,6 +225,12 @@ void MainWindow::createActions() {
   addAction(m_applyFix);  // its shortcut works wherever the focus is
   table->addAction(m_editCall);
   m_nodeMenu->addAction(m_editCall);
+  m_captureActions = new CaptureActions(
+      m_session, this, [this] { return selectedNode(); }, [this](torchir::NodeId n) { selectNode(n, nullptr); });
+  connect(m_captureActions, &CaptureActions::message, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+  table->addActions(m_captureActions->nodeActions());
+  m_nodeMenu->addSeparator();
+  m_nodeMenu->addActions(m_captureActions->nodeActions());
   auto* runToolBar = addToolBar(tr("Run"));
   runToolBar->setObjectName(QStringLiteral("runToolBar"));
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -240,8 +249,8 @@ void MainWindow::createMenus() {
   fileMenu->addAction(tr("Supply &Weights…"), this, &MainWindow::chooseWeightsFile)
       ->setStatusTip(tr("Reopen the program with weights from a .safetensors or torch.save file"));
   fileMenu->addSeparator();
-  QAction* saveCapture = fileMenu->addAction(tr("Save &Capture…"), this, &MainWindow::chooseCaptureFile);
-  saveCapture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+  m_captureActions->addFileActions(fileMenu);
+  fileMenu->addSeparator();
   fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
   fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   fileMenu->addSeparator();
@@ -275,6 +284,7 @@ void MainWindow::createMenus() {
   runMenu->addAction(m_actions->stopOnNan());
   runMenu->addAction(m_actions->stopOnDtype());
   runMenu->addAction(m_actions->stopOnShape());
+  menuBar()->addMenu(m_captureActions->markMenu());
   auto* compare = new CompareMenu(m_session, this);
   menuBar()->addMenu(compare);
   connect(compare, &CompareMenu::worstNodesRequested, this, [this] { m_table->sortByWorst(); });
@@ -314,6 +324,11 @@ void MainWindow::connectSession() {
                                                : tr("Capture not saved: %1").arg(problem),
                              6000);
   });
+  connect(m_session, &SessionController::reproExported, this,
+          [this](const QString& description, const QStringList& files, const QString& problem) {
+            statusBar()->showMessage(problem.isEmpty() ? tr("Repro of %1: %2").arg(description, files.join(QStringLiteral(", ")))
+                                                       : tr("No repro of %1: %2").arg(description, problem));
+          });
   connect(m_session, &SessionController::problemsChanged, this, [this] {
     const auto& problems = m_session->problems();
     m_problems->setProblems(problems);
@@ -389,9 +404,18 @@ void MainWindow::dropEvent(QDropEvent* event) {
   }
 }
 
-void MainWindow::openFile(const QString& path) { open(OpenRequest{path, {}, {}, {}}); }
+void MainWindow::openFile(const QString& path) {
+  OpenRequest request;
+  request.path = path;
+  open(request);
+}
 
-void MainWindow::open(const OpenRequest& request) { m_loader->load(completeRequest(request)); }
+void MainWindow::open(const OpenRequest& given) {
+  OpenRequest request = given;
+  if (request.capturePath.isEmpty() && isCaptureFile(request.path)) request.capturePath = std::exchange(request.path, {});
+  // a capture's program is known once the loader has read the capture
+  m_loader->load(request.capturePath.isEmpty() ? completeRequest(request) : request);
+}
 
 void MainWindow::showHint(const QString& text) { statusBar()->showMessage(text); }
 
@@ -404,7 +428,7 @@ void MainWindow::chooseFileToOpen() {
   QString directory = settings.value(kLastDirectoryKey).toString();
   if (m_program) directory = QFileInfo(m_program->request.path).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, tr("Open Exported Program"), directory,
-                                                    tr("Exported programs (*.pt2 *.json);;All files (*)"));
+                                                    tr("Exported programs and captures (*.pt2 *.json *.capture);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(kLastDirectoryKey, QFileInfo(path).absolutePath());
   openFile(path);
@@ -551,6 +575,7 @@ void MainWindow::selectNode(torchir::NodeId node, QObject* origin) {
   if (origin != m_graph) m_graph->selectNode(node);
   if (origin != m_table) m_table->selectNode(node);
   refreshArguments();
+  if (const QString note = m_session->note(node); !note.isEmpty()) statusBar()->showMessage(tr("Note: %1").arg(note));
 }
 
 void MainWindow::refreshArguments() {
@@ -704,14 +729,6 @@ void MainWindow::applySuggestedFix() {
   m_applyFix->setEnabled(false);
   m_diagnosis->clear();  // the failure it explained is about to be run past
   m_session->applyPatches(m_session->marks().current, fix, true);
-}
-
-void MainWindow::chooseCaptureFile() {
-  if (!m_program) return;
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Save Capture"), QFileInfo(m_program->request.path).completeBaseName() + QStringLiteral(".capture"),
-      tr("Captures (*.capture)"));
-  if (!path.isEmpty()) m_session->saveCapture(path);
 }
 
 }  // namespace torchir::ui

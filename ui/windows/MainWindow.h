@@ -19,6 +19,8 @@ class QSplitter;
 
 namespace torchir::ui {
 
+class CaptureActions;
+
 class ArgumentsPanel;
 class AsyncProgramLoader;
 class DiagnosisPanel;
@@ -100,8 +102,6 @@ class MainWindow : public QMainWindow {
   /// Edit and continue: the dialog for the next node's call, and the diagnosis's fix applied.
   void editCall();
   void applySuggestedFix();
-  /// File › Save Capture: the run as it stands, to a file the user names (docs/captures.md).
-  void chooseCaptureFile();
   /// The session's comparison in the table's metric columns and the status bar; the node where
   /// the first divergence starts selected.
   void showComparison();
@@ -126,6 +126,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_tensorDock = nullptr;
   QDockWidget* m_diagnosisDock = nullptr;
   QDockWidget* m_problemsDock = nullptr;
+  CaptureActions* m_captureActions = nullptr;
   QAction* m_editCall = nullptr;
   QAction* m_applyFix = nullptr;
   std::vector<torchir::ArgumentPatch> m_suggestedFix;  // of the diagnosis shown
