@@ -15,6 +15,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
@@ -440,6 +441,84 @@ class TestStudioEndToEnd : public QObject {
 
   // Shift+F10 goes back one node: relu_ is the next node again, its record gone, the two before
   // it still run; F10 then runs it again to the same output.
+  // Bookmarks with keys, a capture reopened through the window as it was (the table's marks, the
+  // note), continued to the end, a damaged capture refused in one line with the program kept, and
+  // a repro of a module exported from the studio.
+  void bookmarksCaptureAndReproFromTheStudio() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QTemporaryDir dir;
+    QVERIFY(openReady(window, {torchir::test::fixturePath("residual", ".pt2"), {}, {}, {}}));
+    for (int i = 0; i < 4; ++i) {
+      QTest::keyClick(&window, Qt::Key_F10);
+      QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
+    }
+    const torchir::Program& program = window.program()->program;
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const auto* fx = table->model();
+    const int status = columnNamed(fx, QStringLiteral("status"));
+    const torchir::NodeId first = *program.findNode("conv2d"), second = *program.findNode("relu");
+    table->setCurrentIndex(fx->index(first, 1));
+    QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier);
+    table->setCurrentIndex(fx->index(second, 1));
+    QTest::keyClick(&window, Qt::Key_B, Qt::ControlModifier);
+    QCOMPARE(fx->index(first, status).data().toString(), QStringLiteral("done, bookmark 1"));
+    QCOMPARE(fx->index(second, status).data().toString(), QStringLiteral("done, bookmark 2"));
+    QTest::keyClick(&window, Qt::Key_1, Qt::ControlModifier);
+    QCOMPARE(window.selectedNode(), first);
+    QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(window.selectedNode(), second);
+    window.session()->setNote(first, QStringLiteral("the first conv"));
+
+    QSignalSpy saved(window.session(), &torchir::ui::SessionController::captureSaved);
+    const QString capture = dir.filePath(QStringLiteral("residual.capture"));
+    window.session()->saveCapture(capture);
+    QVERIFY(saved.wait(kTimeoutMs));
+    QCOMPARE(saved.first().at(1).toString(), QString());
+    const torchir::NodeId next = window.session()->marks().current;
+    QStringList before;
+    for (int r = 0; r < fx->rowCount(); ++r) before << fx->index(r, status).data().toString();
+
+    window.openFile(capture);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() && window.session()->program()->capture &&
+                                 window.session()->state() == RunState::Paused,
+                             kTimeoutMs);
+    fx = table->model();
+    QStringList after;
+    for (int r = 0; r < fx->rowCount(); ++r) after << fx->index(r, status).data().toString();
+    QCOMPARE(after, before);  // done, bookmark 1, note, the next node: as it was
+    QCOMPARE(fx->index(first, status).data().toString(), QStringLiteral("done, bookmark 1, note"));
+    QCOMPARE(window.session()->marks().current, next);
+    QTest::keyClick(&window, Qt::Key_F5);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+
+    // damaged: one line, and the program on screen stays
+    const QString damaged = dir.filePath(QStringLiteral("damaged.capture"));
+    QFile in(capture), out(damaged);
+    QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+    out.write(in.readAll().left(100));
+    out.close();
+    QSignalSpy failed(&window, &MainWindow::loadFailed);
+    const QString shownBefore = window.currentPath();
+    window.openFile(damaged);
+    QVERIFY(failed.wait(kTimeoutMs));
+    const QString problem = failed.first().at(1).toString();
+    QVERIFY2(!problem.isEmpty() && !problem.contains(QLatin1Char('\n')), qPrintable(problem));
+    QVERIFY(window.findChild<QLabel*>(QStringLiteral("loadErrorLabel"))->isVisible());
+    QCOMPARE(window.currentPath(), shownBefore);
+
+    // a repro of a module, from the studio
+    QSignalSpy exported(window.session(), &torchir::ui::SessionController::reproExported);
+    const QString repro = dir.filePath(QStringLiteral("block1.pt2"));
+    window.session()->exportRepro({torchir::ReproPart::Module, "block1"}, repro);
+    QVERIFY(exported.wait(kTimeoutMs));
+    QCOMPARE(exported.first().at(2).toString(), QString());
+    QCOMPARE(exported.first().at(1).toStringList().size(), 3);
+    QVERIFY(QFileInfo::exists(repro) && QFileInfo::exists(dir.filePath(QStringLiteral("block1.py"))));
+    QCOMPARE(window.session()->state(), RunState::Finished);  // the run is as it was
+  }
+
   void stepBackWithShiftF10() {
     MainWindow window;
     showActive(window);
