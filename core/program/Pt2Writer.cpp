@@ -143,7 +143,7 @@ class Writer {
 
   Json outputs(const Node& n) {
     if (!n.returnsTuple) {
-      if (n.outputs.empty()) return Json::array({{{"as_none", true}}});
+      if (n.outputs.empty()) return Json::array();  // as torch writes a node that returns None
       return Json::array({valueArgument(n.outputs.front())});
     }
     // a tuple (or list) output: its getitem nodes in index order
