@@ -40,7 +40,8 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
 
 /// Writes OUT.pt2 (writePt2) with the inputs as its example inputs, OUT.outputs.safetensors
 /// (output_0, ...) and OUT.py, which loads the .pt2 with torch.export.load, runs it on its example
-/// inputs at one thread and compares its outputs with the run's bit for bit.
+/// inputs at the run's thread count (AtenBackend::threads) and compares its outputs with the run's
+/// bit for bit.
 /// Returns the paths written, the .pt2 first.
 std::vector<std::string> writeRepro(const Repro& repro, const std::string& pt2Path);
 

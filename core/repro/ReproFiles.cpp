@@ -15,12 +15,12 @@ namespace {
 /// A Python string literal of any text (JSON's escapes are Python's).
 std::string pythonString(const std::string& s) { return nlohmann::json(s).dump(); }
 
-std::string script(const Repro& r, const std::string& stem) {
+std::string script(const Repro& r, const std::string& stem, int threads) {
   return R"py(#!/usr/bin/env python3
 """Repro: )py" + r.description + R"py(, as torchir ran it.
 
-Loads )py" + stem + R"py(.pt2 with torch.export.load and runs it, at one thread, on its example inputs:
-the values the part received in the run. Then compares its outputs bit for bit with those torchir
+Loads )py" + stem + R"py(.pt2 with torch.export.load and runs it on its example inputs (the values the
+part received in the run) at the run's intra-op thread count, which the bits depend on. Then compares its outputs bit for bit with those torchir
 computed ()py" + stem + R"py(.outputs.safetensors). Exit 0 when every output is equal.
 """
 import pathlib
@@ -31,6 +31,7 @@ from safetensors import safe_open
 
 HERE = pathlib.Path(__file__).resolve().parent
 STEM = )py" + pythonString(stem) + R"py(
+THREADS = )py" + std::to_string(threads) + R"py(
 
 
 def expected_outputs():
@@ -48,7 +49,7 @@ def same_bits(a, b):
 
 
 def main():
-    torch.set_num_threads(1)
+    torch.set_num_threads(THREADS)
     program = torch.export.load(str(HERE / f"{STEM}.pt2"))
     with torch.no_grad():
         args, kwargs = program.example_inputs
@@ -90,7 +91,7 @@ std::vector<std::string> writeRepro(const Repro& r, const std::string& pt2Path) 
   for (std::size_t i = 0; i < r.outputs.size(); ++i) expected["output_" + std::to_string(i)] = r.outputs[i];
   writeSafetensors(outputs, expected);
   std::ofstream f(py, std::ios::binary | std::ios::trunc);
-  f << script(r, stem);
+  f << script(r, stem, atenBackend().threads());
   if (!f.flush()) throw std::runtime_error(py + ": cannot write");
   return {pt2Path, outputs, py};
 }
