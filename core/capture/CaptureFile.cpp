@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,30 @@ Json recordJson(const NodeRecord& r) {
           {"outputs", outputs}, {"us", r.microseconds}};
 }
 
+/// JSON has no infinities or NaN (nlohmann writes them as null): those are the strings Python's
+/// float() reads, "inf", "-inf" and "nan".
+Json realJson(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+Json comparisonJson(const Capture::Comparison& c) {
+  Json nodes = Json::array();
+  for (const auto& [node, n] : c.nodes) {
+    const TensorMetrics& m = n.metrics;
+    nodes.push_back({{"node", node}, {"output", n.output}, {"max_abs", realJson(m.maxAbs)}, {"max_rel", realJson(m.maxRel)},
+                     {"mean_abs", realJson(m.meanAbs)}, {"cosine", realJson(m.cosine)}, {"sqnr_db", realJson(m.sqnrDb)},
+                     {"nonfinite_a", m.nonfiniteA}, {"nonfinite_b", m.nonfiniteB}, {"nonfinite_apart", m.nonfiniteApart},
+                     {"compared", m.compared}, {"metrics_problem", m.problem}, {"tolerance", realJson(n.tolerance)},
+                     {"own_rel", n.ownRel ? realJson(*n.ownRel) : Json(nullptr)}, {"own_problem", n.ownProblem},
+                     {"diverges", n.diverges}, {"starts_divergence", n.startsDivergence},
+                     {"makes_nonfinite", n.makesNonfinite}, {"problem", n.problem}});
+  }
+  return {{"reference", c.reference}, {"reference_failure", c.referenceFailure}, {"nodes", nodes},
+          {"nonfinite_slice", c.nonfiniteSlice}};
+}
+
 Json diagnosisJson(const Diagnosis& d) {
   return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
           {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation},
@@ -93,10 +118,14 @@ class Reader {
     if (!v.is_boolean()) fail(where + "." + key + " is not true or false");
     return v.get<bool>();
   }
+  /// A number, or "inf", "-inf", "nan" (realJson).
   double number(const Json& o, const char* key, const std::string& where) const {
     const Json& v = at(o, key, where);
-    if (!v.is_number()) fail(where + "." + key + " is not a number");
-    return v.get<double>();
+    if (v.is_number()) return v.get<double>();
+    if (v == "inf") return INFINITY;
+    if (v == "-inf") return -INFINITY;
+    if (v == "nan") return NAN;
+    fail(where + "." + key + " is not a number");
   }
   int64_t integer(const Json& o, const char* key, const std::string& where) const {
     const auto v = exactInt64(at(o, key, where));
@@ -165,6 +194,44 @@ class Reader {
       r.outputs.push_back(summary(outputs[i], where + ".outputs[" + std::to_string(i) + "]"));
     r.microseconds = number(o, "us", where);
     return r;
+  }
+  Capture::Comparison comparison(const Json& o, const std::string& where) const {
+    Capture::Comparison c;
+    c.reference = text(o, "reference", where);
+    c.referenceFailure = text(o, "reference_failure", where);
+    const Json& nodes = array(o, "nodes", where);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const Json& e = nodes[i];
+      const std::string w = where + ".nodes[" + std::to_string(i) + "]";
+      NodeComparison n;
+      const int64_t output = integer(e, "output", w);
+      if (output < 0 || output > std::numeric_limits<int>::max()) fail(w + ".output is out of range");
+      n.output = static_cast<int>(output);
+      TensorMetrics& m = n.metrics;
+      m.maxAbs = number(e, "max_abs", w);
+      m.maxRel = number(e, "max_rel", w);
+      m.meanAbs = number(e, "mean_abs", w);
+      m.cosine = number(e, "cosine", w);
+      m.sqnrDb = number(e, "sqnr_db", w);
+      m.nonfiniteA = integer(e, "nonfinite_a", w);
+      m.nonfiniteB = integer(e, "nonfinite_b", w);
+      m.nonfiniteApart = integer(e, "nonfinite_apart", w);
+      m.compared = integer(e, "compared", w);
+      m.problem = text(e, "metrics_problem", w);
+      n.tolerance = number(e, "tolerance", w);
+      if (!at(e, "own_rel", w).is_null()) n.ownRel = number(e, "own_rel", w);
+      n.ownProblem = text(e, "own_problem", w);
+      n.diverges = flag(e, "diverges", w);
+      n.startsDivergence = flag(e, "starts_divergence", w);
+      n.makesNonfinite = flag(e, "makes_nonfinite", w);
+      n.problem = text(e, "problem", w);
+      c.nodes.emplace_back(text(e, "node", w), std::move(n));
+    }
+    for (const Json& name : array(o, "nonfinite_slice", where)) {
+      if (!name.is_string()) fail(where + ".nonfinite_slice holds something that is not a node's name");
+      c.nonfiniteSlice.push_back(name.get<std::string>());
+    }
+    return c;
   }
   Diagnosis diagnosis(const Json& o, const std::string& where) const {
     Diagnosis d;
@@ -243,7 +310,7 @@ void writeCapture(const std::string& path, const Capture& c) {
   for (const auto& [node, list] : c.patches) {
     Json entries = Json::array();
     for (const ArgumentPatch& p : list) {
-      entries.push_back({{"argument", p.argument}, {"kind", patchKindName(p.kind)}, {"value", p.value},
+      entries.push_back({{"argument", p.argument}, {"kind", patchKindName(p.kind)}, {"value", realJson(p.value)},
                          {"dtype", std::string(dtypeName(p.dtype))}, {"origin", p.origin}});
       if (p.kind == ArgumentPatch::Kind::Replace) tensors[patchTensorName(node, p.argument)] = p.tensor;
     }
@@ -257,7 +324,7 @@ void writeCapture(const std::string& path, const Capture& c) {
   }
   Json bookmarks = Json::object();
   for (const auto& [slot, node] : c.bookmarks) bookmarks[std::to_string(slot)] = node;
-  const Json meta = {
+  Json meta = {
       {"version", Capture::kVersion},
       {"program", {{"path", c.program.path}, {"size", c.program.size}, {"crc32", c.program.crc32},
                    {"embedded", tensors.count("program") != 0}}},
@@ -270,6 +337,7 @@ void writeCapture(const std::string& path, const Capture& c) {
       {"records", records},
       {"diagnosis", diagnosisJson(c.diagnosis)},
   };
+  if (c.comparison) meta["comparison"] = comparisonJson(*c.comparison);  // optional: older readers pass it by
   writeSafetensors(path, tensors, {{kMetadataKey, meta.dump()}});
 }
 
@@ -358,6 +426,7 @@ Capture readCapture(const std::string& path) {
     c.records.emplace_back(r.text(records[i], "node", w), r.record(records[i], w));
   }
   c.diagnosis = r.diagnosis(r.at(meta, "diagnosis", top), "diagnosis");
+  if (meta.contains("comparison")) c.comparison = r.comparison(meta.at("comparison"), "comparison");
   return c;
 }
 

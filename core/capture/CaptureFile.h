@@ -6,9 +6,11 @@
 // with everything else as JSON in its __metadata__ "torchir.capture".
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compare/PairedRun.h"
 #include "exec/ExecTypes.h"
 #include "exec/Patch.h"
 #include "program/TensorData.h"
@@ -35,6 +37,15 @@ struct Capture {
   std::vector<std::pair<std::string, NodeRecord>> records;   // node -> what its run recorded
   Diagnosis diagnosis;                        // of the stop; kind None when there is none
   std::map<std::string, TensorData> pinned;   // value -> the tensor the user pinned
+  /// The comparison the run was last part of, as the table showed it (its metrics, not the
+  /// reference's tensors). NodeComparison's ids are not kept: `a` and `b` are kNone.
+  struct Comparison {
+    std::string reference;  // "float64", "other.pt2"
+    std::string referenceFailure;
+    std::vector<std::pair<std::string, NodeComparison>> nodes;  // node -> its comparison, in run order
+    std::vector<std::string> nonfiniteSlice;  // the first NaN/Inf's node and those it depends on
+  };
+  std::optional<Comparison> comparison;
 };
 
 /// `path`'s size and CRC-32, as a capture names its program. Throws LoadError.

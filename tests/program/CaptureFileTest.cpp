@@ -2,6 +2,7 @@
 // damaged or foreign one is refused in one line naming the file.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <fstream>
 
 #include "FixtureZoo.h"
@@ -46,6 +47,21 @@ Capture sampleCapture() {
   c.diagnosis.opType = "aten.linear.default";
   c.diagnosis.message = "mat1 and mat2 must have the same dtype";
   c.pinned = {{"relu", inputs.at("input_0")}};
+  Capture::Comparison compared;
+  compared.reference = "float64";
+  NodeComparison n;
+  n.output = 1;
+  n.metrics.maxAbs = 0.25;
+  n.metrics.maxRel = INFINITY;  // JSON has none: written as text
+  n.metrics.sqnrDb = -INFINITY;
+  n.metrics.cosine = NAN;
+  n.metrics.nonfiniteA = 3;
+  n.tolerance = 1e-3;
+  n.ownRel = 0.5;
+  n.diverges = n.startsDivergence = n.makesNonfinite = true;
+  compared.nodes = {{"relu", n}, {"linear", NodeComparison{}}};
+  compared.nonfiniteSlice = {"linear", "relu"};
+  c.comparison = compared;
   return c;
 }
 
@@ -96,6 +112,27 @@ class CaptureFileTest : public QObject {
     QCOMPARE(back.diagnosis.kind, DiagnosisClass::DtypeMismatch);
     QCOMPARE(back.diagnosis.nodeName, std::string("linear"));
     QVERIFY(sameTensor(back.pinned.at("relu"), c.pinned.at("relu")));
+    QVERIFY(back.comparison);
+    QCOMPARE(back.comparison->reference, std::string("float64"));
+    QCOMPARE(back.comparison->nodes.size(), std::size_t{2});
+    QCOMPARE(back.comparison->nodes[0].first, std::string("relu"));
+    const NodeComparison& n = back.comparison->nodes[0].second;
+    QCOMPARE(n.output, 1);
+    QCOMPARE(n.metrics.maxAbs, 0.25);
+    QVERIFY(std::isinf(n.metrics.maxRel) && n.metrics.maxRel > 0);
+    QVERIFY(std::isinf(n.metrics.sqnrDb) && n.metrics.sqnrDb < 0);
+    QVERIFY(std::isnan(n.metrics.cosine));
+    QCOMPARE(n.metrics.nonfiniteA, int64_t{3});
+    QCOMPARE(n.tolerance, 1e-3);
+    QVERIFY(n.ownRel && *n.ownRel == 0.5);
+    QVERIFY(n.diverges && n.startsDivergence && n.makesNonfinite);
+    QVERIFY(!back.comparison->nodes[1].second.ownRel);
+    QCOMPARE(back.comparison->nonfiniteSlice, (std::vector<std::string>{"linear", "relu"}));
+    // a capture without one (an older build's) reads as having none
+    Capture plain = sampleCapture();
+    plain.comparison.reset();
+    writeCapture(path, plain);
+    QVERIFY(!readCapture(path).comparison);
   }
 
   void theProgramEmbeddedComesBackByteForByte() {

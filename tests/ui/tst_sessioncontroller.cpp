@@ -4,6 +4,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 #include "Fixtures.h"
 #include "capture/CaptureFile.h"
@@ -247,6 +248,44 @@ class TestSessionController : public QObject {
     problem.clear();
     QVERIFY(!openThroughLoader(damaged, &problem));
     QVERIFY2(!problem.isEmpty() && !problem.contains(QLatin1Char('\n')), qPrintable(problem));
+  }
+
+  // A comparison the run was part of comes back with the capture: each node's metrics, the
+  // reference's name, the first NaN/Inf's slice, as the table and the graph showed them.
+  void captureKeepsTheComparison() {
+    QTemporaryDir dir;
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("nan_from_sqrt")));
+    QSignalSpy compared(&c, &SessionController::comparisonChanged);
+    c.compareWith({torchir::ui::CompareRequest::Dtype, torchir::DType::Float64, {}});
+    QTRY_VERIFY_WITH_TIMEOUT(c.comparison() && c.state() != RunState::Running, kTimeoutMs);
+    const auto live = c.comparison();
+    QVERIFY(!live->nodes.empty());
+    QSignalSpy saved(&c, &SessionController::captureSaved);
+    const QString path = dir.filePath(QStringLiteral("compared.capture"));
+    c.saveCapture(path);
+    QVERIFY(saved.wait(kTimeoutMs));
+    QCOMPARE(saved.first().at(1).toString(), QString());
+
+    SessionController r;
+    QSignalSpy restored(&r, &SessionController::comparisonChanged);
+    r.setProgram(openThroughLoader(path));
+    QTRY_VERIFY_WITH_TIMEOUT(r.state() != RunState::Starting && r.comparison(), kTimeoutMs);
+    const auto back = r.comparison();
+    QCOMPARE(back->reference, live->reference);
+    QCOMPARE(back->nodes.size(), live->nodes.size());
+    for (const auto& n : live->nodes) {
+      const torchir::NodeComparison* b = back->of(n.a);
+      QVERIFY(b);
+      QCOMPARE(b->output, n.output);
+      QCOMPARE(b->diverges, n.diverges);
+      QCOMPARE(b->makesNonfinite, n.makesNonfinite);
+      QVERIFY((std::isnan(b->metrics.maxRel) && std::isnan(n.metrics.maxRel)) || b->metrics.maxRel == n.metrics.maxRel);
+      QVERIFY((std::isnan(b->metrics.cosine) && std::isnan(n.metrics.cosine)) || b->metrics.cosine == n.metrics.cosine);
+    }
+    QCOMPARE(back->firstNonfinite, live->firstNonfinite);
+    QCOMPARE(back->nonfiniteSlice, live->nonfiniteSlice);
+    QVERIFY(live->firstNonfinite != torchir::kNone);  // the fixture makes one: the slice was compared
   }
 
   void stepsRecordAndMark() {

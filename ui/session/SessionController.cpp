@@ -306,6 +306,27 @@ void SessionController::showCapture(const torchir::Capture& c) {
     if (const auto v = p.findValue(name)) m_pinned.insert(*v);
   for (const auto& [name, patches] : c.patches)
     if (const auto n = p.findNode(name)) m_patches[*n] = patches, m_marks.patched.insert(*n);
+  if (c.comparison) {  // the table's metric columns and the graph's colours, as they were
+    auto result = std::make_shared<ComparisonResult>();
+    result->reference = QString::fromStdString(c.comparison->reference);
+    result->referenceFailure = QString::fromStdString(c.comparison->referenceFailure);
+    // the reference's own program is not in the capture: its nodes are named as this one's
+    result->referenceProgram = std::shared_ptr<const torchir::Program>(m_program, &m_program->program);
+    result->indexOf.assign(p.nodes.size(), -1);
+    for (const auto& [name, compared] : c.comparison->nodes) {
+      const auto n = p.findNode(name);
+      if (!n || result->indexOf[static_cast<std::size_t>(*n)] >= 0) continue;
+      torchir::NodeComparison entry = compared;
+      entry.a = entry.b = *n;
+      result->indexOf[static_cast<std::size_t>(*n)] = static_cast<int32_t>(result->nodes.size());
+      result->nodes.push_back(std::move(entry));
+      if (compared.makesNonfinite && result->firstNonfinite == torchir::kNone) result->firstNonfinite = *n;
+    }
+    for (const auto& name : c.comparison->nonfiniteSlice)
+      if (const auto n = p.findNode(name)) result->nonfiniteSlice.push_back(*n);
+    std::sort(result->nonfiniteSlice.begin(), result->nonfiniteSlice.end());  // ComparisonResult looks it up sorted
+    m_comparison = std::move(result);
+  }
   m_diagnosis = c.diagnosis;
   if (!m_diagnosis.ok()) {
     const auto failed = p.findNode(m_diagnosis.nodeName);
@@ -329,6 +350,18 @@ void SessionController::saveCapture(const QString& path, bool embedProgram) {
   capture->diagnosis = m_diagnosis;
   for (const auto& [node, slot] : m_marks.bookmarks) capture->bookmarks[slot] = p.node(node).name;
   for (const auto& [node, text] : m_notes) capture->notes[p.node(node).name] = text.toStdString();
+  if (m_comparison) {
+    torchir::Capture::Comparison compared;
+    compared.reference = m_comparison->reference.toStdString();
+    compared.referenceFailure = m_comparison->referenceFailure.toStdString();
+    for (torchir::NodeComparison n : m_comparison->nodes) {
+      const std::string name = p.node(n.a).name;
+      n.a = n.b = torchir::kNone;
+      compared.nodes.emplace_back(name, std::move(n));
+    }
+    for (torchir::NodeId n : m_comparison->nonfiniteSlice) compared.nonfiniteSlice.push_back(p.node(n).name);
+    capture->comparison = std::move(compared);
+  }
   const std::vector<torchir::ValueId> pinned(m_pinned.begin(), m_pinned.end());
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
@@ -467,6 +500,7 @@ void SessionController::onStarted(quint64 generation, const torchir::ui::EngineR
   }
   setState(state);
   Q_EMIT marksChanged();
+  if (m_comparison) Q_EMIT comparisonChanged();
   // the views hear of the capture's stop as of a run's
   if (m_program->capture && !m_diagnosis.ok())
     Q_EMIT stopped(state == RunState::Failed ? torchir::StopReason::Failed : torchir::StopReason::StopCondition);
