@@ -135,6 +135,15 @@ class CaptureFileTest : public QObject {
     QVERIFY(!readCapture(path).comparison);
   }
 
+  // The fuzz target's seeds are captures as this reader takes them (tests/data/crafted).
+  void theCraftedSeedsRead() {
+    const Capture valid = readCapture(TORCHIR_CRAFTED "/valid.capture");
+    QVERIFY(!valid.comparison);
+    const Capture compared = readCapture(TORCHIR_CRAFTED "/compared.capture");
+    QVERIFY(compared.comparison && compared.comparison->nodes.size() == 1);
+    QVERIFY(std::isinf(compared.comparison->nodes[0].second.metrics.maxRel));
+  }
+
   void theProgramEmbeddedComesBackByteForByte() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("embedded.capture").toStdString();
