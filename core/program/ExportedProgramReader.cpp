@@ -484,6 +484,9 @@ class Builder {
     }
     node.stackTrace = std::move(stackTrace);
     if (moduleStack && !moduleStack->empty()) node.moduleStack = std::move(moduleStack);
+    auto& shared = m_targets[serializedTarget];
+    if (!shared) shared = std::make_shared<const std::string>(serializedTarget);
+    node.serializedTarget = shared;
     readNodeOutputs(outs, hopSingle, id);
   }
 
@@ -679,6 +682,7 @@ class Builder {
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
   SharedTexts<std::string> m_stackTraces;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> m_targets;  // one text per distinct target
   SharedTexts<ModuleStack> m_moduleStacks;
   od::parser m_parser;  // for the texts read after the graph's (its outputs)
   simdjson::padded_string m_padded;

@@ -61,6 +61,9 @@ struct Node {
   Opcode opcode = Opcode::CallFunction;
   std::string name;
   std::string target;  // "aten.conv2d.default", "<built-in function getitem>", placeholder name
+  /// The target as the .pt2 names it ("torch.ops.higher_order.cond", "math.floor"), which `target`
+  /// shows as FX does; shared by the nodes of one target. Null for nodes of other origins.
+  std::shared_ptr<const std::string> serializedTarget;
   std::vector<NodeArgument> inputs;
   std::vector<ValueId> outputs;
   bool returnsTuple = false;  // outputs are reached through getitem nodes

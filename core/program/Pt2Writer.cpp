@@ -2,6 +2,7 @@
 // keys torch/_export/serde/schema.py gives, as SerializedArgument reads them) in a PT2 archive.
 #include "Pt2Writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -34,22 +35,20 @@ class Writer {
       if (const auto* pick = n.picks()) m_getitems[pick->producer].push_back(n.id);
   }
 
-  Json exportedProgram() {
+  /// The schema's Graph: its inputs, nodes and outputs, and the meta of every value they make.
+  /// A higher-order op's graph (`subgraph`) says whether it returns one tensor or a tuple.
+  Json graph(bool subgraph) {
     Json graph = {{"inputs", Json::array()}, {"outputs", Json::array()}, {"nodes", Json::array()},
                   {"tensor_values", Json::object()}, {"sym_int_values", Json::object()},
                   {"sym_bool_values", Json::object()}, {"sym_float_values", Json::object()},
                   {"custom_obj_values", Json::object()}, {"is_single_tensor_return", false}};
-    Json inputSpecs = Json::array(), outputSpecs = Json::array();
-    Json forwardNames = Json::array();
-    int userInputs = 0;
     for (const InputSpec& s : m_p.inputs) {
       const Value& v = m_p.value(s.value);
       graph["inputs"].push_back({{"as_tensor", {{"name", v.name}}}});
       graph["tensor_values"][v.name] = tensorMeta(v, s.kind == InputKind::Parameter);
-      inputSpecs.push_back(inputSpec(s, v));
-      if (s.kind == InputKind::UserInput) forwardNames.push_back(v.name), ++userInputs;
     }
     for (const Node& n : m_p.nodes) {
+      if (subgraph && n.opcode == Opcode::Output) graph["is_single_tensor_return"] = !n.returnsTuple;
       if (n.opcode != Opcode::CallFunction || isGetItem(n)) continue;
       graph["nodes"].push_back(node(n));
       for (ValueId id : n.outputs)
@@ -58,10 +57,22 @@ class Writer {
     for (const OutputSpec& s : m_p.outputs) {
       if (s.value == kNone || m_p.value(s.value).kind != ValueKind::Tensor)
         throw std::invalid_argument("an output of the program is not a tensor");
-      Json arg = {{"as_tensor", {{"name", m_p.value(s.value).name}}}};
-      graph["outputs"].push_back(arg);
-      outputSpecs.push_back({{"user_output", {{"arg", arg}}}});
+      graph["outputs"].push_back({{"as_tensor", {{"name", m_p.value(s.value).name}}}});
     }
+    return graph;
+  }
+
+  Json exportedProgram() {
+    Json graph = this->graph(false);
+    Json inputSpecs = Json::array(), outputSpecs = Json::array();
+    Json forwardNames = Json::array();
+    int userInputs = 0;
+    for (const InputSpec& s : m_p.inputs) {
+      const Value& v = m_p.value(s.value);
+      inputSpecs.push_back(inputSpec(s, v));
+      if (s.kind == InputKind::UserInput) forwardNames.push_back(v.name), ++userInputs;
+    }
+    for (const Json& arg : graph["outputs"]) outputSpecs.push_back({{"user_output", {{"arg", arg}}}});
     Json callSignature = {{"inputs", Json::array()}, {"outputs", Json::array()},
                           {"in_spec", inSpec(userInputs)}, {"out_spec", outSpec(m_p.outputs.size())},
                           {"forward_arg_names", forwardNames}};
@@ -137,8 +148,11 @@ class Writer {
       for (const ModuleFrame& f : n.moduleFrames()) stack += (stack.empty() ? "" : ";") + f.path + "," + f.path + "," + f.type;
       metadata["nn_module_stack"] = stack;
     }
-    return {{"target", "torch.ops." + n.target}, {"inputs", inputs}, {"outputs", outputs(n)}, {"metadata", metadata},
-            {"is_hop_single_tensor_return", nullptr}, {"name", n.name}};
+    // a higher-order op says whether its one output is a tensor or a tuple of one
+    const std::string target = n.serializedTarget ? *n.serializedTarget : "torch.ops." + n.target;
+    const Json hopSingle = target.rfind("torch.ops.higher_order.", 0) == 0 ? Json(!n.returnsTuple) : Json(nullptr);
+    return {{"target", target}, {"inputs", inputs}, {"outputs", outputs(n)}, {"metadata", metadata},
+            {"is_hop_single_tensor_return", hopSingle}, {"name", n.name}};
   }
 
   Json outputs(const Node& n) {
@@ -258,7 +272,12 @@ class Writer {
             },
             [](const arg::Complex& c) -> Json { return {{"as_complex", {{"real", c.real}, {"imag", c.imag}}}}; },
             [](const arg::Operator& o) -> Json { return {{"as_operator", o.name}}; },
-            [&](const arg::Graph& g) -> Json { fail("it takes a graph ('" + g.name + "'): higher-order ops are not written"); },
+            [&](const arg::Graph& g) -> Json {
+              const auto sub = std::find_if(m_p.subgraphs.begin(), m_p.subgraphs.end(),
+                                            [&](const Subgraph& s) { return s.name == g.name && s.graph; });
+              if (sub == m_p.subgraphs.end()) fail("it takes graph '" + g.name + "', which the program has not");
+              return {{"as_graph", {{"name", g.name}, {"graph", Writer(*sub->graph).graph(true)}}}};
+            },
             [&](const arg::CustomObject& o) -> Json { fail("it takes a custom object ('" + o.name + "')"); },
             [&](const arg::StringToArgument& m) -> Json {
               Json out = Json::object();

@@ -146,10 +146,9 @@ std::vector<NodeId> partNodes(const Program& p, const ReproPart& part) {
     throw std::invalid_argument(p.source.path + ": " + part.describe() + " has no op");
   for (NodeId n : nodes)
     for (const NodeArgument& a : p.node(n).inputs)
-      if (a.arg.is<arg::Graph>() || a.arg.is<arg::CustomObject>())
-        throw std::invalid_argument(p.source.path + ": node '" + p.node(n).name + "' (" + p.node(n).target + ") takes a " +
-                                    (a.arg.is<arg::Graph>() ? "graph" : "custom object") +
-                                    "; repro files hold ATen ops only");
+      if (a.arg.is<arg::CustomObject>())
+        throw std::invalid_argument(p.source.path + ": node '" + p.node(n).name + "' (" + p.node(n).target +
+                                    ") takes a custom object, which a repro cannot hold");
   return nodes;
 }
 
@@ -185,6 +184,7 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
   out.source = p.source;
   out.source.path = "";
   out.values = p.values;  // ids kept; the writer reads only the values its nodes name
+  out.subgraphs = p.subgraphs;  // a higher-order op's graphs, written inline by name
   for (Value& v : out.values) v.users.clear(), v.producer = kNone;
 
   // The part's ops, symbols folded: a node that only computes sizes has no place in a static program.
@@ -213,6 +213,7 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
     for (ValueId v : valuesNamedBy(n)) {
       const Value& value = p.value(v);
       if (value.producer != kNone && keptNode[static_cast<std::size_t>(value.producer)]) continue;
+      if (value.producer != kNone && p.node(value.producer).opcode == Opcode::GetAttr) continue;  // a graph, inline
       if (value.kind != ValueKind::Tensor)
         throw std::invalid_argument(part.describe() + " takes '" + value.name + "', which is not a tensor");
       if (std::find(taken.begin(), taken.end(), v) == taken.end()) taken.push_back(v);

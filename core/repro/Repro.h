@@ -19,7 +19,7 @@ struct ReproPart {
 /// The part's nodes in program order: the node (with its getitem nodes), or every node under the
 /// module and the modules inside it. Throws std::invalid_argument naming the file and the part when
 /// it cannot be a repro without running: the program is not a .pt2, has no such node or module, the
-/// node does no op, or an op of the part takes a graph or a custom object (repros hold ATen ops).
+/// node does no op, or an op of the part takes a custom object.
 std::vector<NodeId> partNodes(const Program& program, const ReproPart& part);
 
 struct Repro {
@@ -35,7 +35,8 @@ struct Repro {
 /// value it gives to the rest of the program (all its node's outputs, for a node) an output, and
 /// every symbolic size the size it had, so the repro is static. Throws std::runtime_error when the
 /// run stops before the part has run (the diagnosis's message), and std::invalid_argument for a
-/// part that cannot stand alone (a higher-order op, a custom object, a changed call inside it).
+/// part that cannot stand alone (a custom object, a changed call inside it, a symbolic size inside
+/// a higher-order op's graph).
 Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observer = nullptr);
 
 /// Writes OUT.pt2 (writePt2) with the inputs as its example inputs, OUT.outputs.safetensors

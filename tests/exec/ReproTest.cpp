@@ -19,7 +19,6 @@ namespace {
 /// A fixture whose writing must be refused, and the words that say why; "" when it can be written.
 std::string refusalOf(const Program& p) {
   if (!p.missingData().empty()) return "has no data";
-  if (!p.subgraphs.empty()) return "takes a graph";
   if (p.isDynamic()) return "symbolic size";
   return "";
 }
