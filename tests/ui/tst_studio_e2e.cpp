@@ -517,6 +517,21 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(exported.first().at(1).toStringList().size(), 3);
     QVERIFY(QFileInfo::exists(repro) && QFileInfo::exists(dir.filePath(QStringLiteral("block1.py"))));
     QCOMPARE(window.session()->state(), RunState::Finished);  // the run is as it was
+
+    // a node's repro holds the output the studio shows for it, bit for bit
+    exported.clear();
+    const QString nodeRepro = dir.filePath(QStringLiteral("relu_1.pt2"));
+    window.session()->exportRepro({torchir::ReproPart::Node, "relu_1"}, nodeRepro);
+    QVERIFY(exported.wait(kTimeoutMs));
+    QCOMPARE(exported.first().at(2).toString(), QString());
+    QSignalSpy shown(window.session(), &torchir::ui::SessionController::tensorReady);
+    const torchir::Program& shownProgram = window.program()->program;  // the capture's load of it
+    window.session()->requestTensor(shownProgram.node(*shownProgram.findNode("relu_1")).outputs.front());
+    QVERIFY(shown.wait(kTimeoutMs));
+    const auto studio = shown.first().at(1).value<torchir::TensorData>();
+    const auto written = torchir::readSafetensors(dir.filePath(QStringLiteral("relu_1.outputs.safetensors")).toStdString());
+    QVERIFY(written.count("output_0"));
+    QVERIFY(written.at("output_0").contiguousBytes() == studio.contiguousBytes());
   }
 
   void stepBackWithShiftF10() {
