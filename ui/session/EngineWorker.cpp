@@ -214,7 +214,8 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
   torchir::StepOutcome outcome;
   try {
     if (m_replayTo && command != EngineCommand::Reset) replayCapture(observer);
-    m_replayTo.reset();
+    m_replayTo.reset();  // a reset starts from the inputs as well
+    m_pinned.clear();
     switch (command) {
       case EngineCommand::Step:
         outcome = m_session->step(&observer);
@@ -280,6 +281,7 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
   const torchir::Program& a = m_program->program;
   m_reference.reset();
   m_replayTo.reset();  // a comparison runs from the start
+  m_pinned.clear();
   try {
     auto reference = std::make_unique<Reference>();
     torchir::SessionOptions options;
@@ -520,9 +522,13 @@ void EngineWorker::saveCapture(quint64 generation, const QString& path, std::sha
     }
     const torchir::Program& p = m_program->program;
     for (torchir::ValueId v : pinned) {
+      // the capture's own while its run is not made again, else the run's
       std::optional<torchir::TensorData> t;
-      if (const auto kept = m_pinned.find(v); kept != m_pinned.end()) t = kept->second;
-      else if (!m_replayTo && !m_session->released(v)) t = m_session->tensor(v);
+      if (m_replayTo) {
+        if (const auto kept = m_pinned.find(v); kept != m_pinned.end()) t = kept->second;
+      } else if (!m_session->released(v)) {
+        t = m_session->tensor(v);
+      }
       if (t) capture->pinned[p.value(v).name] = std::move(*t);
     }
     if (m_inputs) {
