@@ -23,6 +23,20 @@ double seconds(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// `NAME FILE [REPEATS] [THREADS]`: exits 2 with the usage line when FILE is missing.
+struct Args {
+  const char* file;
+  int repeats;
+  int threads;
+};
+inline Args parseArgs(int argc, char** argv, const char* name) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s FILE [REPEATS] [THREADS]\n", name);
+    std::exit(2);
+  }
+  return {argv[1], argc > 2 ? std::atoi(argv[2]) : 5, argc > 3 ? std::atoi(argv[3]) : 1};
+}
+
 /// Exits 1 with the engine's words when the inputs are refused.
 inline void giveSampleInputs(const Program& p, Session& s) {
   const auto d = p.sampleInputs.empty() ? s.setRandomInputs(0) : s.setInputs(p.sampleInputs);

@@ -31,15 +31,12 @@ double timed(torchir::Session& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: compare_program FILE [REPEATS] [THREADS]\n");
-    return 2;
-  }
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const auto args = torchir::bench::parseArgs(argc, argv, "compare_program");
+  const int repeats = args.repeats;
   try {
-    const auto program = torchir::loadProgram(argv[1]);
+    const auto program = torchir::loadProgram(args.file);
     const auto& backend = torchir::atenBackend();
-    backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
+    backend.setThreads(args.threads);
     auto a = backend.createSession(program);
     auto b = backend.createSession(program, torchir::SessionOptions{torchir::DType::Float64, "cpu"});
     torchir::bench::giveSampleInputs(program, *a);

@@ -16,15 +16,12 @@ using torchir::bench::median;
 using torchir::bench::seconds;
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: step_back_program FILE [REPEATS] [THREADS]\n");
-    return 2;
-  }
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const auto args = torchir::bench::parseArgs(argc, argv, "step_back_program");
+  const int repeats = args.repeats;
   try {
-    const auto program = torchir::loadProgram(argv[1]);
+    const auto program = torchir::loadProgram(args.file);
     const auto& backend = torchir::atenBackend();
-    backend.setThreads(argc > 3 ? std::atoi(argv[3]) : 1);
+    backend.setThreads(args.threads);
     auto s = backend.createSession(program);
     torchir::bench::giveSampleInputs(program, *s);
     std::vector<double> runs, backs;

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <type_traits>
 
 #include "ZipWriter.h"
 
@@ -208,10 +209,12 @@ class Writer {
   }
 
   static Json name(const TensorRef& t) { return {{"name", t.name}}; }
+  /// `{"as_int": 4}`: a symbol's constant (a value of the graph is not written: repros fold them).
   template <class T>
   Json symbolic(const Symbolic<T>& s, const char* constKey) {
     if (s.isValue()) fail("an argument is symbolic ('" + m_p.value(s.value).name + "')");
-    return {{constKey, s.constant}};
+    if constexpr (std::is_same_v<T, double>) return {{constKey, floatJson(s.constant)}};
+    else return {{constKey, s.constant}};
   }
   template <class T, class F>
   static Json list(const std::vector<T>& items, F&& each) {
@@ -249,15 +252,9 @@ class Writer {
             [&](const arg::SymInts& s) -> Json {
               return {{"as_sym_ints", list(s.values, [&](const Symbolic<int64_t>& x) { return symbolic(x, "as_int"); })}};
             },
-            [&](const arg::SymFloat& s) -> Json {
-              if (s.sym.isValue()) return symbolic(s.sym, "as_float");
-              return {{"as_sym_float", {{"as_float", floatJson(s.sym.constant)}}}};
-            },
+            [&](const arg::SymFloat& s) -> Json { return {{"as_sym_float", symbolic(s.sym, "as_float")}}; },
             [&](const arg::SymFloats& s) -> Json {
-              return {{"as_sym_floats", list(s.values, [&](const Symbolic<double>& x) -> Json {
-                         if (x.isValue()) return symbolic(x, "as_float");
-                         return {{"as_float", floatJson(x.constant)}};
-                       })}};
+              return {{"as_sym_floats", list(s.values, [&](const Symbolic<double>& x) { return symbolic(x, "as_float"); })}};
             },
             [&](const arg::SymBool& s) -> Json { return {{"as_sym_bool", symbolic(s.sym, "as_bool")}}; },
             [&](const arg::SymBools& s) -> Json {
