@@ -23,6 +23,14 @@ import time
 
 import torch
 
+# Quantized programs: eager needs the Python-defined ops (pt2e's quantized_decomposed, torchao's
+# primitives and tensor subclasses) that torchir runs natively.
+import torch.ao.quantization.fx._decomposed  # noqa: F401
+try:
+    import torchao  # noqa: F401
+except ImportError:
+    pass
+
 
 class TorchirServer:
     """bench/run_program in serve mode: loaded once, one run per request."""

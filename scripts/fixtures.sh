@@ -45,4 +45,15 @@ if [ "$(cat "$dir/old_torch/.key" 2>/dev/null)" != "$old_key" ]; then
   rm -rf "$dir/old_torch"
   mv "$tmp" "$dir/old_torch"
 fi
+# The quantized family (torchao's pt2e flow and quantize_ configs), keyed by its own script.
+script=$here/../tests/fixtures/make_quant_fixtures.py
+quant_key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
+if [ "$(cat "$dir/quant/.key" 2>/dev/null)" != "$quant_key" ]; then
+  echo "fixtures: writing quantized programs to $dir/quant" >&2
+  tmp=$(mktemp -d "$dir/.quant.XXXXXX")
+  OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" 2>&1 | grep -v "Warning\|warnings.warn\|register_constant" >&2
+  echo "$quant_key" > "$tmp/.key"
+  rm -rf "$dir/quant"
+  mv "$tmp" "$dir/quant"
+fi
 echo "$dir"

@@ -14,6 +14,7 @@
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
 #include "NodeKernels.h"
+#include "SubclassKernels.h"
 #include "TensorBridge.h"
 
 namespace torchir {
@@ -172,7 +173,7 @@ class AtenSession final : public Session {
     if (!m_weights) m_weights = bridgeWeights();
     for (const BridgedWeight& w : *m_weights)
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
-      m_values[static_cast<std::size_t>(w.value)] = w.buffer ? w.tensor.clone() : w.tensor;
+      m_values[static_cast<std::size_t>(w.value)] = w.buffer && w.held.isTensor() ? w.held.toTensor().clone() : w.held;
     for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
       m_values[static_cast<std::size_t>(m_userInputs[i])] = placed(toAten(m_inputs[i])).clone();
     skipToWork();
@@ -343,7 +344,7 @@ class AtenSession final : public Session {
   /// not on every reset.
   struct BridgedWeight {
     ValueId value;
-    at::Tensor tensor;
+    c10::IValue held;  // a tensor, or a subclass's inner tensors (subclassValue)
     bool buffer;
   };
   std::vector<BridgedWeight> bridgeWeights() const {
@@ -351,12 +352,17 @@ class AtenSession final : public Session {
     for (const InputSpec& s : m_p.inputs) {
       if (s.kind == InputKind::UserInput) continue;
       auto it = m_p.weights.find(s.target);
-      if (it == m_p.weights.end() || !it->second.hasData()) continue;  // diagnosed where it is used
+      if (it == m_p.weights.end() || !it->second.runnable()) continue;  // diagnosed where it is used
+      if (it->second.subclass) {
+        out.push_back({s.value, subclassValue(*it->second.subclass, [this](at::Tensor t) { return placed(t); }),
+                       s.kind == InputKind::Buffer});
+        continue;
+      }
       at::Tensor t = toAten(it->second);
       const DType exported = m_p.value(s.value).dtype;
       if (m_options.castWeightsToExport && exported != DType::Unknown && it->second.dtype != exported)
         t = t.to(static_cast<at::ScalarType>(exported));
-      out.push_back({s.value, placed(t), s.kind == InputKind::Buffer});
+      out.push_back({s.value, c10::IValue(placed(t)), s.kind == InputKind::Buffer});
     }
     return out;
   }

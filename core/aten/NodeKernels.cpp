@@ -9,6 +9,8 @@
 #include "IValueSummary.h"
 #include "IrCallPlanner.h"
 #include "OperatorLookup.h"
+#include "program/QuantOps.h"
+#include "SubclassKernels.h"
 #include "SymbolicKernels.h"
 #include "TensorBridge.h"
 
@@ -245,6 +247,60 @@ class HigherOrderNodeKernel final : public NodeKernel {
   std::shared_ptr<HigherOrderKernel> m_hop;
 };
 
+/// Quantization in a shadow run at another floating dtype (SessionOptions::floatingAs) keeps the
+/// dtypes it was exported with: its floating inputs go in as export recorded them
+/// (quantize_per_tensor asserts float32) and its floating outputs come back at the shadow's dtype.
+/// So the reference quantizes as the program does, and only the arithmetic around it is more
+/// precise.
+class ExportDtypeKernel final : public NodeKernel {
+ public:
+  ExportDtypeKernel(const Program& p, const Node& n, std::unique_ptr<NodeKernel> inner, DType shadow)
+      : m_program(p), m_node(n), m_inner(std::move(inner)), m_shadow(static_cast<at::ScalarType>(shadow)) {}
+  std::string schema() const override { return m_inner->schema(); }
+  const KernelProblem* problem() const override { return m_inner->problem(); }
+  std::vector<ArgumentRecord> arguments(const NodeRun& run) const override { return m_inner->arguments(run); }
+  std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& values) const override {
+    return m_inner->argumentsSoFar(values);
+  }
+  void setPatches(const std::vector<ArgumentPatch>& patches) override { m_inner->setPatches(patches); }
+
+  void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
+    std::vector<std::pair<std::size_t, c10::IValue>> shadowed;  // the frame's own values, put back after
+    for (const auto& a : m_node.inputs)
+      for (ValueId v : a.values) {
+        if (v < 0) continue;
+        const Value& value = m_program.value(v);
+        c10::IValue& slot = frame[static_cast<std::size_t>(v)];
+        if (value.kind != ValueKind::Tensor || !isFloating(value.dtype) || !slot.isTensor()) continue;
+        const auto recorded = static_cast<at::ScalarType>(value.dtype);
+        if (slot.toTensor().scalar_type() == recorded) continue;
+        shadowed.emplace_back(static_cast<std::size_t>(v), slot);
+        slot = slot.toTensor().to(recorded);
+      }
+    auto restore = [&] {
+      for (auto& [v, original] : shadowed) frame[v] = std::move(original);
+    };
+    try {
+      m_inner->run(frame, stack, run);
+    } catch (...) {
+      restore();
+      throw;
+    }
+    restore();
+    for (ValueId v : m_node.outputs) {
+      c10::IValue& slot = frame[static_cast<std::size_t>(v)];
+      if (slot.isTensor() && at::isFloatingType(slot.toTensor().scalar_type()) && slot.toTensor().scalar_type() != m_shadow)
+        slot = slot.toTensor().to(m_shadow);
+    }
+  }
+
+ private:
+  const Program& m_program;
+  const Node& m_node;
+  std::unique_ptr<NodeKernel> m_inner;
+  at::ScalarType m_shadow;
+};
+
 std::unique_ptr<NodeKernel> irGetItemKernel(const Program& p, const Node& n) {
   try {
     return std::make_unique<IrGetItemKernel>(n, planIrGetItem(p, n));
@@ -263,6 +319,7 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   if (n.opcode != Opcode::CallFunction || isGetItem(n)) return std::make_unique<NoWorkKernel>();
   if (auto custom = findExecutor(n.target)) return std::make_unique<CustomExecutorKernel>(p, n, std::move(*custom));
   if (isSymbolicTarget(n.target)) return std::make_unique<SymbolicKernel>(n);
+  if (isSubclassInnerTarget(n.target)) return subclassInnerKernel(p, n);
   if (!ir && isHigherOrderTarget(n.target)) {  // the IR JSON keeps no subgraphs: diagnosed below
     auto hop = resolveHigherOrder(p, n, make);
     if (auto* problem = std::get_if<HigherOrderProblem>(&hop))
@@ -282,6 +339,9 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   }
   try {
     CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
+    if (floatingAs != DType::Unknown && quantRole(n.target) != QuantRole::None)
+      return std::make_unique<ExportDtypeKernel>(p, n, std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir),
+                                                 floatingAs);
     if (floatingAs != DType::Unknown) shadowFloatingDtypes(plan, floatingAs);
     return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir);
   } catch (const std::exception& e) {

@@ -49,6 +49,13 @@ int infoCommand(const Args& args) {
     j["torch_version"] = p.source.torchVersion;
     j["schema_version"] = p.source.schemaVersion;
     j["missing_data"] = s.missingData;
+    auto counts = [](const std::vector<std::pair<std::string, int>>& c) {
+      auto o = nlohmann::ordered_json::object();
+      for (const auto& [k, n] : c) o[k] = n;
+      return o;
+    };
+    j["quantization"] = {{"nodes", counts(s.quantNodes)}, {"dtypes", counts(s.quantDtypes)},
+                         {"subclass_weights", counts(s.subclassWeights)}};
     std::cout << j.dump(2) << "\n";
     return kOk;
   }
@@ -65,6 +72,15 @@ int infoCommand(const Args& args) {
   for (const auto& [name, shape] : s.outputShapes) std::cout << "  " << name << ": " << shapeText(shape) << "\n";
   std::cout << "\nOp distribution:\n";
   for (const auto& [op, n] : s.opDistribution) std::cout << "  " << op << ": " << n << "\n";
+  if (!s.quantNodes.empty() || !s.subclassWeights.empty()) {
+    auto line = [](const std::vector<std::pair<std::string, int>>& c) {
+      std::string out;
+      for (const auto& [k, n] : c) out += (out.empty() ? "" : ", ") + k + " " + std::to_string(n);
+      return out.empty() ? std::string("none") : out;
+    };
+    std::cout << "\nQuantization:\n  nodes: " << line(s.quantNodes) << "\n  quantized dtypes: " << line(s.quantDtypes)
+              << "\n  tensor-subclass weights: " << line(s.subclassWeights) << "\n";
+  }
   if (!s.missingData.empty()) {
     std::cout << "\nNo data for " << s.missingData.size() << " weight(s) (supply them with --weights):\n";
     for (const auto& k : s.missingData) std::cout << "  " << k << "\n";

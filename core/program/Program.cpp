@@ -97,7 +97,7 @@ bool Program::isDynamic() const {
 std::vector<std::string> Program::missingData() const {
   std::vector<std::string> out;
   for (const auto& [key, t] : weights)
-    if (!t.hasData()) out.push_back(key);
+    if (!t.runnable()) out.push_back(key);
   return out;
 }
 

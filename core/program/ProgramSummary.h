@@ -19,6 +19,9 @@ struct ProgramSummary {
   std::vector<std::pair<std::string, std::vector<Dim>>> inputShapes, outputShapes;
   std::vector<std::pair<std::string, int>> opDistribution;  // most frequent first, ties by first use
   std::vector<std::string> missingData;
+  /// Quantization: nodes by role (quantRoleName), in order of first use; the dtypes the quantize
+  /// nodes make and integer weights hold, with counts; tensor-subclass weights by class.
+  std::vector<std::pair<std::string, int>> quantNodes, quantDtypes, subclassWeights;
 };
 
 ProgramSummary summarize(const Program& program);

@@ -61,30 +61,30 @@ TensorData tensorFromMeta(const json::Reader& r, od::value meta, const std::stri
   return t;
 }
 
-/// One entry of a weights config: the view, and the record holding its bytes ("" for none).
+/// One entry of a weights config: the view, and the record holding its bytes ("" for none), or
+/// its pickle (a tensor subclass).
 struct ConfigEntry {
   std::string fqn, record;
   TensorData tensor;
+  bool pickled = false;
 };
 
 /// `{"tensor_meta": {...}, "path_name": "weight_0", "use_pickle": false}` of weight `fqn`.
 ConfigEntry readConfigEntry(const Pt2Archive& archive, const json::Reader& r, const std::string& folder,
                             std::string_view fqn, od::value v) {
-  ConfigEntry e{std::string(fqn), {}, {}};
-  bool pickled = false, meta = false;
+  ConfigEntry e{std::string(fqn), {}, {}, false};
+  bool meta = false;
   std::string pathName;
   if (!json::forEachField(r, v, [&](std::string_view k, od::value x) {
         if (k == "tensor_meta") e.tensor = tensorFromMeta(r, x, e.fqn), meta = true;
         else if (k == "path_name") pathName = r.string(x, "a weight's path_name");
-        else if (k == "use_pickle") pickled = r.boolean(x, "use_pickle");
+        else if (k == "use_pickle") e.pickled = r.boolean(x, "use_pickle");
         return true;
       }) || !meta)
     r.fail("weight '" + e.fqn + "' has no tensor_meta");
   // a dtype this build does not know (a newer torch): shown, but without data to run on
   if (e.tensor.dtype == DType::Unknown) return e;
   if (const auto problem = e.tensor.layoutProblem(); !problem.empty()) r.fail("weight '" + e.fqn + "' " + problem);
-  // tensor subclasses and TorchBind objects (use_pickle) are not readable without Python: no record
-  if (pickled) return e;
   if (pathName.empty()) r.fail("weight '" + e.fqn + "' has no path_name");
   e.record = folder + pathName;
   if (!archive.has(e.record)) r.fail("weight '" + e.fqn + "' names a missing record " + e.record);
@@ -117,10 +117,23 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
   });
   std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
   for (const ConfigEntry& e : entries)
-    if (!e.record.empty()) needed[e.record] = std::max<std::uint64_t>(needed[e.record], e.tensor.bytesSpanned());
+    if (!e.record.empty() && !e.pickled)
+      needed[e.record] = std::max<std::uint64_t>(needed[e.record], e.tensor.bytesSpanned());
   std::unordered_map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
   for (ConfigEntry& e : entries) {
-    if (!e.record.empty()) {
+    if (e.pickled && !e.record.empty()) {
+      // a tensor subclass, torch.save'd alone: read as data, its outer view as the config says
+      TensorData t;
+      try {
+        t = readPickledTensor(archive, e.record);
+      } catch (const LoadError& nested) {  // named by the file the user opened, not the inner zip
+        throw LoadError(archive.path(), "weight '" + e.fqn + "' (" + e.record + "): " + nested.problem());
+      }
+      if (t.dtype != e.tensor.dtype || t.sizes != e.tensor.sizes)
+        throw LoadError(archive.path(), "weight '" + e.fqn + "' is " + sizesText(t.sizes) + " in its pickle but " +
+                                            sizesText(e.tensor.sizes) + " in its config");
+      e.tensor = std::move(t);
+    } else if (!e.record.empty()) {
       auto& storage = storages[e.record];
       if (!storage) storage = archive.storage(e.record, needed[e.record]);
       e.tensor.storage = storage;

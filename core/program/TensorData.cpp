@@ -65,6 +65,27 @@ std::vector<int64_t> TensorData::contiguousStrides(const std::vector<int64_t>& s
   return strides;
 }
 
+bool TensorData::runnable() const {
+  if (!subclass) return hasData();
+  for (const auto& [name, t] : subclass->inner)
+    if (!t.runnable()) return false;
+  return true;
+}
+
+const TensorData* TensorSubclass::innerTensor(const std::string& attribute) const {
+  for (const auto& [name, t] : inner)
+    if (name == attribute) return &t;
+  return nullptr;
+}
+
+std::string TensorSubclass::summary() const {
+  std::string s = className + "(";
+  for (std::size_t i = 0; i < inner.size(); ++i)
+    s += (i ? ", " : "") + inner[i].first + " " + std::string(dtypeName(inner[i].second.dtype)) + " " +
+         sizesText(inner[i].second.sizes);
+  return s + ")";
+}
+
 bool TensorData::isContiguous() const {
   int64_t expected = 1;
   for (std::size_t i = sizes.size(); i-- > 0;) {

@@ -22,12 +22,17 @@ struct Storage {
 /// "[2, 3]": sizes as messages and tables show them.
 std::string sizesText(const std::vector<int64_t>& sizes);
 
+struct TensorSubclass;
+
 struct TensorData {
   DType dtype = DType::Unknown;
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   int64_t storageOffset = 0;  // in elements
   std::shared_ptr<const Storage> storage;
+  /// Set for a tensor subclass (a torchao quantized weight): the view above is its outer dtype and
+  /// shape, with no storage of its own; its data is the subclass's inner tensors.
+  std::shared_ptr<const TensorSubclass> subclass;
 
   int64_t numel() const;
   /// Bytes the view reaches into its storage, from storageOffset to the last element.
@@ -48,6 +53,21 @@ struct TensorData {
   /// The elements in row-major order (copies only when the view is not contiguous).
   std::vector<std::byte> contiguousBytes() const;
   static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
+  /// Data to run on: the bytes of a plain tensor, or every inner tensor of a subclass.
+  bool runnable() const;
+};
+
+/// A traceable wrapper subclass as its pickle describes it, read as data and never constructed:
+/// the class by name (shown, not resolved), the inner tensors its state names (`qdata`, `scale`)
+/// and the rest of the state as Python would print it (`block_size: [1, 16]`).
+struct TensorSubclass {
+  std::string className;  // "torchao.quantization.Int8Tensor"
+  std::vector<std::pair<std::string, TensorData>> inner;
+  std::vector<std::pair<std::string, std::string>> fields;
+  /// The inner tensor of that attribute, or null.
+  const TensorData* innerTensor(const std::string& attribute) const;
+  /// "torchao.quantization.Int8Tensor(qdata int8 [8, 16], scale float32 [8, 1])"
+  std::string summary() const;
 };
 
 }  // namespace torchir

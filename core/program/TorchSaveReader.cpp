@@ -1,6 +1,7 @@
 #include "TorchSaveReader.h"
 
 #include <cctype>
+#include <cstdio>
 #include <map>
 
 #include "LoadError.h"
@@ -72,12 +73,113 @@ std::string keyText(const PickleValue& k) {
   }
 }
 
+constexpr std::size_t kMaxFieldText = 200;
+
+// A non-tensor value of a subclass's state as Python would print it, cut at kMaxFieldText: a
+// config field (`[1, 16]`, `torch.int4`, `PerRow(dim=-1)`, `MappingType('SYMMETRIC')`). The
+// unpickler bounds the depth, so recursion is safe.
+void appendRepr(const PickleValue& v, std::string& out) {
+  if (out.size() > kMaxFieldText) return;
+  auto shortName = [](const std::string& name) { return name.substr(name.rfind('.') + 1); };
+  auto join = [&](const char* open, const char* close) {
+    out += open;
+    for (std::size_t i = 0; i < v.items.size() && out.size() <= kMaxFieldText; ++i) {
+      if (i) out += ", ";
+      appendRepr(*v.items[i], out);
+    }
+    if (v.kind == Kind::Tuple && v.items.size() == 1) out += ",";
+    out += close;
+  };
+  switch (v.kind) {
+    case Kind::None:
+      out += "None";
+      break;
+    case Kind::Bool:
+      out += v.i ? "True" : "False";
+      break;
+    case Kind::Int:
+      out += std::to_string(v.i);
+      break;
+    case Kind::Float: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", v.f);
+      out += buf;
+      break;
+    }
+    case Kind::Str:
+      out += "'" + v.s.substr(0, kMaxFieldText) + "'";
+      break;
+    case Kind::Tuple:
+      join("(", ")");
+      break;
+    case Kind::List:
+      join("[", "]");
+      break;
+    case Kind::Dict:
+      out += "{";
+      for (std::size_t i = 0; i < v.entries.size() && out.size() <= kMaxFieldText; ++i) {
+        if (i) out += ", ";
+        appendRepr(*v.entries[i].first, out);
+        out += ": ";
+        appendRepr(*v.entries[i].second, out);
+      }
+      out += "}";
+      break;
+    case Kind::Global:
+      out += v.s;  // torch.int4, a class
+      break;
+    case Kind::Object:
+      out += shortName(v.s) + "(";
+      for (std::size_t i = 0; i < v.items.size(); ++i) {
+        if (i) out += ", ";
+        appendRepr(*v.items[i], out);
+      }
+      for (std::size_t i = 0; i < v.entries.size() && out.size() <= kMaxFieldText; ++i) {
+        if (i || !v.items.empty()) out += ", ";
+        if (v.entries[i].first->kind == Kind::Str) out += v.entries[i].first->s + "=";
+        appendRepr(*v.entries[i].second, out);
+      }
+      out += ")";
+      break;
+    case Kind::Tensor:
+    case Kind::Subclass:
+      out += "tensor " + sizesText(v.tensor.sizes);
+      break;
+    case Kind::Storage:
+      out += "storage";
+      break;
+  }
+}
+
+// A Subclass value as a tensor: its outer view, its inner tensors (subclasses themselves, for a
+// nested one) and the rest of its state as text.
+TensorData subclassTensor(const PickleValue& v) {
+  auto sub = std::make_shared<TensorSubclass>();
+  sub->className = v.s;
+  for (const auto& [key, value] : v.entries) {
+    if (value->kind == Kind::Tensor) sub->inner.emplace_back(key->s, value->tensor);
+    else if (value->kind == Kind::Subclass) sub->inner.emplace_back(key->s, subclassTensor(*value));
+    else {
+      std::string text;
+      appendRepr(*value, text);
+      if (text.size() > kMaxFieldText) text = text.substr(0, kMaxFieldText) + "...";
+      sub->fields.emplace_back(key->s, std::move(text));
+    }
+  }
+  TensorData t = v.tensor;
+  t.subclass = std::move(sub);
+  return t;
+}
+
 // Depth-first, in pickle order; the unpickler bounds the depth, so recursion is safe.
 void flatten(const PickleValue& v, const std::string& prefix, std::vector<std::pair<std::string, TensorData>>& out) {
   auto join = [&](const std::string& k) { return prefix.empty() ? k : prefix + "." + k; };
   switch (v.kind) {
     case Kind::Tensor:
       out.emplace_back(prefix, v.tensor);
+      break;
+    case Kind::Subclass:
+      out.emplace_back(prefix, subclassTensor(v));
       break;
     case Kind::Tuple:
     case Kind::List:
@@ -127,6 +229,14 @@ std::vector<TensorData> readTorchSaveTensors(const Pt2Archive& archive, const st
   std::vector<TensorData> out;
   for (auto& entry : readTorchSave(nested)) out.push_back(std::move(entry.second));
   return out;
+}
+
+TensorData readPickledTensor(const Pt2Archive& archive, const std::string& record) {
+  Pt2Archive nested(archive.storage(record));
+  auto tensors = readTorchSave(nested);
+  if (tensors.size() != 1 || !tensors[0].first.empty())
+    throw LoadError(archive.path(), record + " does not hold one pickled tensor");
+  return std::move(tensors[0].second);
 }
 
 std::vector<TensorData> readSampleInputs(const Pt2Archive& pt2) {

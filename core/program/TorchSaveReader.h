@@ -27,6 +27,11 @@ std::vector<std::pair<std::string, TensorData>> readTorchSave(const Pt2Archive& 
 /// then those of kwargs' values.
 std::vector<TensorData> readTorchSaveTensors(const Pt2Archive& archive, const std::string& record);
 
+/// The one tensor a .pt2 stores pickled in `record` (`use_pickle`: a tensor subclass such as
+/// torchao's quantized weights, torch.save'd alone), read as data: a subclass keeps its class by
+/// name, its inner tensors and its other state as text (TensorData::subclass).
+TensorData readPickledTensor(const Pt2Archive& archive, const std::string& record);
+
 /// The sample inputs of a .pt2 (its `data/sample_inputs/model.pt`); empty when it has none.
 std::vector<TensorData> readSampleInputs(const Pt2Archive& pt2);
 

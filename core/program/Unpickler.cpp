@@ -47,6 +47,10 @@ const char* kindName(Kind k) {
       return "storage";
     case Kind::Tensor:
       return "tensor";
+    case Kind::Subclass:
+      return "tensor subclass";
+    case Kind::Object:
+      return "object";
   }
   return "?";
 }
@@ -231,6 +235,11 @@ class Machine {
         case 'b':
           build();
           break;  // BUILD
+        case 0x81: {  // NEWOBJ: cls.__new__(cls, *args), read as an Object
+          auto args = pop();
+          push(object(pop(), args));
+          break;
+        }
         case 'Q':
           push(persistent(pop()));
           break;  // BINPERSID
@@ -344,7 +353,9 @@ class Machine {
   }
   PickleRef stop() {
     if (m_stack.empty()) fail("STOP with an empty stack");
-    return m_stack.back();
+    const PickleRef& root = m_stack.back();
+    if (!root->foreign.empty()) fail("refused global " + root->foreign + " (only tensors and plain containers are read)");
+    return root;
   }
 
   // ---- containers
@@ -355,6 +366,7 @@ class Machine {
     parent.depth = std::max(parent.depth, child->depth + 1);
     if (parent.depth > kMaxDepth) fail("data nested deeper than " + std::to_string(kMaxDepth));
     parent.treeSize += child->treeSize;  // the child is frozen, so its size is final
+    if (parent.foreign.empty() && parent.kind != Kind::Subclass) parent.foreign = child->foreign;
     if (parent.treeSize > kMaxTreeSize) fail("data expands to more than " + std::to_string(kMaxTreeSize) + " values");
   }
   PickleRef container(Kind k, std::vector<PickleRef> items) {
@@ -389,27 +401,47 @@ class Machine {
   }
 
   // ---- the whitelist
+  // A global is only a name: a subclass's class is kept as data; only the names marked callable
+  // may be called (reduce), and none of them is looked up, let alone run.
   PickleRef global(const std::string& module, const std::string& name) {
     auto v = make(Kind::Global);
     v->s = module + "." + name;
-    if (v->s == "collections.OrderedDict") return v;
-    if (module == "torch._utils" && isRebuildFunction(name)) return v;
+    v->callable = v->s == "collections.OrderedDict" || (module == "torch._utils" && isRebuildFunction(name)) ||
+                  v->s == "torch._utils._rebuild_wrapper_subclass" || v->s == "torch._tensor._rebuild_from_type_v2" ||
+                  v->s == "torch.device" || v->s == "torch.serialization._get_layout";
+    if (v->callable) return v;
     if ((module == "torch" || module == "torch.storage") && name == "UntypedStorage") return v;
     if (module == "torch") {
       v->dtype = storageClassDType(name);
       if (v->dtype == DType::Unknown && name.find("Storage") == std::string::npos) {
         if (auto dt = dtypeFromName("torch." + name)) v->dtype = *dt;
       }
-      if (v->dtype != DType::Unknown) return v;
     }
-    fail("refused global " + v->s + " (only tensors and plain containers are read)");
+    return v;
   }
 
   PickleRef reduce(const PickleRef& callable, const PickleRef& args) {
     if (callable->kind != Kind::Global) fail(std::string("call of a ") + kindName(callable->kind));
     if (args->kind != Kind::Tuple) fail("call of " + callable->s + " with non-tuple arguments");
+    if (!callable->callable) return object(callable, args);
     const auto& a = args->items;
     const std::string& f = callable->s;
+    if (f == "torch.device" || f == "torch.serialization._get_layout") {  // kept as the name they were given
+      expectArgs(f, a, 1, 2);
+      if (a[0]->kind != Kind::Str) fail(f + " of a " + kindName(a[0]->kind));
+      return a[0];
+    }
+    if (f == "torch._utils._rebuild_wrapper_subclass") return wrapperSubclass(a, nullptr);
+    if (f == "torch._tensor._rebuild_from_type_v2") {
+      // (func, new_type, args, state): torch calls func(*args), makes it a new_type, sets the state
+      expectArgs(f, a, 4, 4);
+      if (a[2]->kind != Kind::Tuple) fail(f + " with non-tuple arguments");
+      if (a[0]->kind == Kind::Global && a[0]->s == "torch._utils._rebuild_wrapper_subclass")
+        return wrapperSubclass(a[2]->items, a[3].get());
+      auto plain = reduce(a[0], a[2]);  // a plain tensor of a Python subclass (a Buffer): its data
+      if (plain->kind != Kind::Tensor) fail(f + " of a " + kindName(plain->kind));
+      return plain;
+    }
     if (f == "collections.OrderedDict") {
       if (!a.empty()) fail("OrderedDict with arguments");
       return make(Kind::Dict);
@@ -432,6 +464,39 @@ class Machine {
       return tensor(PickleValue{}, 0, *a[1], *a[2], dtypeArg(*a[0]));
     }
     fail("refused call of " + f);
+  }
+
+  // _rebuild_wrapper_subclass(cls, dtype, size, stride, storage_offset, layout, device, requires_grad)
+  // and the state torch would set on it: a dict, or (dict, slots) as _get_obj_state makes it.
+  PickleRef wrapperSubclass(const std::vector<PickleRef>& a, const PickleValue* state) {
+    const std::string f = "torch._utils._rebuild_wrapper_subclass";
+    expectArgs(f, a, 8, 8);
+    if (a[0]->kind != Kind::Global) fail(f + " of a " + kindName(a[0]->kind) + " instead of a class");
+    auto v = make(Kind::Subclass);
+    v->s = a[0]->s;
+    v->dtype = dtypeArg(*a[1]);
+    v->tensor.dtype = v->dtype;
+    v->tensor.sizes = ints(*a[2], "size");
+    v->tensor.strides = ints(*a[3], "stride");
+    v->tensor.storageOffset = offset(*a[4]);
+    if (const std::string problem = v->tensor.layoutProblem(); !problem.empty()) fail(v->s + " " + problem);
+    std::vector<const PickleValue*> dicts;
+    if (state && state->kind == Kind::Dict) dicts.push_back(state);
+    else if (state && state->kind == Kind::Tuple && state->items.size() == 2) {
+      for (const auto& part : state->items)
+        if (part->kind == Kind::Dict) dicts.push_back(part.get());
+        else if (part->kind != Kind::None) fail(v->s + "'s state holds a " + kindName(part->kind));
+    } else if (state && state->kind != Kind::None) {
+      fail(v->s + "'s state is a " + kindName(state->kind) + ", not a dict");
+    }
+    for (const PickleValue* d : dicts)
+      for (const auto& [key, value] : d->entries) {
+        if (key->kind != Kind::Str) fail(v->s + "'s state has a " + std::string(kindName(key->kind)) + " key");
+        adopt(*v, key);
+        adopt(*v, value);
+        v->entries.emplace_back(key, value);
+      }
+    return v;
   }
 
   void expectArgs(const std::string& f, const std::vector<PickleRef>& a, std::size_t lo, std::size_t hi) const {
@@ -478,9 +543,33 @@ class Machine {
     return t;
   }
 
+  // An instance of a class we do not rebuild, kept as data: never constructed, and refused at the
+  // root unless a subclass's state holds it (stop()).
+  PickleRef object(const PickleRef& cls, const PickleRef& args) {
+    if (cls->kind != Kind::Global) fail(std::string("instance of a ") + kindName(cls->kind));
+    if (args->kind != Kind::Tuple) fail("instance of " + cls->s + " with non-tuple arguments");
+    auto v = make(Kind::Object);
+    v->s = cls->s;
+    for (const auto& a : args->items) adopt(*v, a);
+    v->items = args->items;
+    v->foreign = cls->s;
+    return v;
+  }
+
   void build() {
-    pop();  // the state: an OrderedDict state dict's `_metadata` (module versions), not tensors
-    if (top()->kind != Kind::Dict) fail(std::string("BUILD of a ") + kindName(top()->kind));
+    auto state = pop();
+    PickleValue& target = *top();
+    if (target.kind == Kind::Object) {  // __setstate__: the state is kept as the object's data
+      if (state->kind != Kind::Dict) fail("state of " + target.s + " is a " + kindName(state->kind) + ", not a dict");
+      for (const auto& [key, value] : state->entries) {
+        adopt(target, key);
+        adopt(target, value);
+        target.entries.emplace_back(key, value);
+      }
+      return;
+    }
+    // an OrderedDict state dict's `_metadata` (module versions), not tensors
+    if (target.kind != Kind::Dict) fail(std::string("BUILD of a ") + kindName(target.kind));
   }
 
   PickleRef persistent(const PickleRef& pid) {

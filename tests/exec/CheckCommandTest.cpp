@@ -110,7 +110,7 @@ class CheckCommandTest : public QObject {
     storage->data = bytes->data();
     storage->nbytes = bytes->size();
     storage->owner = bytes;
-    TensorData hundred{x.dtype, {100, x.sizes[1]}, TensorData::contiguousStrides({100, x.sizes[1]}), 0, storage};
+    TensorData hundred{x.dtype, {100, x.sizes[1]}, TensorData::contiguousStrides({100, x.sizes[1]}), 0, storage, nullptr};
     writeSafetensors(big.toStdString(), {{"input_0", hundred}});
     const Ran outside = check({fixture("dynamic_batch", ".pt2"), "--inputs", big, "--json"});
     QCOMPARE(outside.exitCode, 1);
@@ -149,7 +149,7 @@ class CheckCommandTest : public QObject {
     storage->nbytes = bytes->size();
     storage->owner = bytes;
     writeSafetensors(half.toStdString(),
-                     {{"input_0", TensorData{DType::Float16, x.sizes, TensorData::contiguousStrides(x.sizes), 0, storage}}});
+                     {{"input_0", TensorData{DType::Float16, x.sizes, TensorData::contiguousStrides(x.sizes), 0, storage, nullptr}}});
     const Ran r = check({fixture("nan_from_sqrt", ".pt2"), "--inputs", half, "--json"});
     QCOMPARE(r.exitCode, 0);  // mul, sub, sqrt, add: each takes float16 as it is
     QCOMPARE(problemsOf(r), QStringList({"warning input dtype x"}));

@@ -1,5 +1,6 @@
 """Seeds each fuzz target's corpus from the fixture zoo: the real files (and the records inside
 the .pt2 files) that the target's reader takes. Usage: seed_corpora.py ZOO CORPORA"""
+import io
 import json
 import re
 import sys
@@ -36,6 +37,12 @@ def main(zoo, corpora):
                         seeds["unpickler"][name + "_" + n.replace("/", "_")] = data
                     elif n.endswith(".pt"):
                         seeds["state_dict"][name + "_" + n.replace("/", "_")] = data
+                    elif data[:2] == b"PK":  # a pickled weight (a tensor subclass), torch.save'd alone
+                        seeds["state_dict"][name + "_" + n.replace("/", "_")] = data
+                        with zipfile.ZipFile(io.BytesIO(data)) as inner:
+                            for m in inner.namelist():
+                                if m.endswith(".pkl"):
+                                    seeds["unpickler"][name + "_" + n.replace("/", "_") + ".pkl"] = inner.read(m)
         elif f.name.endswith(".ir.json"):
             seeds["ir_json"][name] = f.read_bytes()
         elif f.suffix == ".safetensors":

@@ -155,7 +155,7 @@ class CaptureFileTest : public QObject {
     storage->data = bytes->data();
     storage->nbytes = bytes->size();
     storage->owner = bytes;
-    c.embeddedProgram = TensorData{DType::UInt8, {static_cast<int64_t>(bytes->size())}, {1}, 0, storage};
+    c.embeddedProgram = TensorData{DType::UInt8, {static_cast<int64_t>(bytes->size())}, {1}, 0, storage, nullptr};
     writeCapture(path, c);
     const Capture back = readCapture(path);
     QCOMPARE(static_cast<std::size_t>(back.embeddedProgram.numel()), bytes->size());

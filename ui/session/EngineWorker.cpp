@@ -518,7 +518,7 @@ void EngineWorker::saveCapture(quint64 generation, const QString& path, std::sha
       bytes->data = file->data();
       bytes->nbytes = file->size();
       bytes->owner = file;
-      capture->embeddedProgram = {torchir::DType::UInt8, {static_cast<int64_t>(file->size())}, {1}, 0, bytes};
+      capture->embeddedProgram = {torchir::DType::UInt8, {static_cast<int64_t>(file->size())}, {1}, 0, bytes, nullptr};
     }
     const torchir::Program& p = m_program->program;
     for (torchir::ValueId v : pinned) {
