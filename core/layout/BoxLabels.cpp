@@ -1,5 +1,7 @@
 #include "BoxLabels.h"
 
+#include "program/QuantOps.h"
+
 namespace torchir::layout {
 
 namespace {
@@ -44,6 +46,13 @@ std::string weightName(const std::string& key) {
 
 }  // namespace
 
+std::string quantizedEdgeLabel(const Program& p, NodeId quantize) {
+  const Node& q = p.node(quantize);
+  const std::string dtype = q.outputs.empty() ? "q" : std::string(dtypeName(p.value(q.outputs[0]).dtype));
+  const std::string qparams = quantParamsText(q);
+  return qparams.empty() ? dtype : dtype + " " + qparams;
+}
+
 std::string shortOpName(const std::string& target) {
   std::string s = target;
   if (s.rfind("aten.", 0) == 0) s = s.substr(5);
@@ -76,7 +85,21 @@ std::vector<std::string> opLabel(const ViewGraph& g, NodeId n) {
   for (ValueId w : g.weightsOf(n)) {
     const auto* spec = p.inputSpecFor(w);
     const std::string name = spec ? weightName(spec->target) : p.value(w).name;
-    lines.push_back(name + " " + shapeText(p.value(w).shape));
+    const NodeId via = g.dequantizedBy(n, w);
+    if (via == kNone) {
+      lines.push_back(name + " " + shapeText(p.value(w).shape));
+      continue;
+    }
+    // a quantized weight as stored: `W int8 16x3x3x3 per-channel`, `W Int8Tensor 64x32`, named as
+    // the op reads it (pt2e folds weights into constants named `_frozen_param0`)
+    const std::string argument = g.readAs(n, w);
+    const std::string readName = argument == "weight" || argument == "bias" ? weightName(argument) : name;
+    const auto stored = spec ? p.weights.find(spec->target) : p.weights.end();
+    const bool subclass = stored != p.weights.end() && stored->second.subclass;
+    const std::string kind = subclass ? lastDotted(stored->second.subclass->className) : shortDtype(p.value(w).dtype);
+    const std::string granularity = quantGranularity(p.node(via).target);
+    lines.push_back(readName + " " + kind + " " + shapeText(p.value(w).shape) +
+                    (granularity.empty() || subclass ? "" : " " + granularity));
   }
   return lines;
 }

@@ -13,6 +13,10 @@ std::string shortOpName(const std::string& target);
 /// `1x64x56x56 f32`, `s0x8 f32`, `scalar i64`, `SymInt`.
 std::string valueText(const Value& v);
 
+/// The label of an edge that carries a folded quantize node's output: `uint8 s=0.0123 zp=-3`,
+/// `int8 dynamic`, `int8 per-token`.
+std::string quantizedEdgeLabel(const Program& p, NodeId quantize);
+
 std::vector<std::string> opLabel(const ViewGraph& g, NodeId n);
 std::vector<std::string> inputLabel(const Program& p, int inputIndex);
 std::vector<std::string> outputLabel(const Program& p, int outputIndex);

@@ -1,6 +1,7 @@
 #include "LayoutEngine.h"
 
 #include <algorithm>
+#include <set>
 
 #include "BoxLabels.h"
 
@@ -32,9 +33,9 @@ struct LayoutEngine::Level {
 LayoutEngine::LayoutEngine(TextMeasure measure) : m_measure(std::move(measure)) {}
 LayoutEngine::~LayoutEngine() = default;
 
-void LayoutEngine::setProgram(const Program& program) {
+void LayoutEngine::setProgram(const Program& program, ViewOptions options) {
   m_cache.clear();
-  m_graph = std::make_unique<ViewGraph>(program);
+  m_graph = std::make_unique<ViewGraph>(program, options);
 }
 
 Size LayoutEngine::boxSize(const std::vector<std::string>& lines) const {
@@ -188,12 +189,18 @@ struct LayoutEngine::Composer {
     for (ValueId v : lv.inValues) boxOf[{ItemRef::InPort, v}] = mine.in[v] = addPort(v);
     for (ValueId v : lv.outValues) boxOf[{ItemRef::OutPort, v}] = mine.out[v] = addPort(v);
 
+    std::set<NodeId> labelled;  // a quantize read by several ops: its label once, on its first edge
     for (std::size_t k = 0; k < lv.edges.size(); ++k) {
       const LevelEdge& le = lv.edges[k];
       const DotEdge& de = L.edges[k];
       Edge e;
       e.value = le.value;
       if (le.port >= 0) e.label = "[" + std::to_string(le.port) + "]";
+      if (le.quantizedBy != kNone) {
+        e.quantized = true;
+        if (labelled.insert(le.quantizedBy).second)
+          e.label += (e.label.empty() ? "" : " ") + quantizedEdgeLabel(p, le.quantizedBy);
+      }
       for (const Point& pt : de.points) e.points.push_back({pt.x + origin.x, pt.y + origin.y});
       e.arrowBase = {de.arrowBase.x + origin.x, de.arrowBase.y + origin.y};
       e.arrowTip = {de.arrowTip.x + origin.x, de.arrowTip.y + origin.y};

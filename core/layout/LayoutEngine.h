@@ -23,8 +23,9 @@ class LayoutEngine {
   explicit LayoutEngine(TextMeasure measure = fixedMetric);
   ~LayoutEngine();
 
-  /// Starts over with another program (drops the cache). The program must outlive its use here.
-  void setProgram(const Program& program);
+  /// Starts over with another program, or the same drawn otherwise (drops the cache). The program
+  /// must outlive its use here.
+  void setProgram(const Program& program, ViewOptions options = {});
   const ViewGraph& graph() const { return *m_graph; }
 
   /// The layout, or nullopt when `cancelled` said so (checked before every dot run).

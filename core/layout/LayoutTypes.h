@@ -49,7 +49,8 @@ struct Box {
 struct Edge {
   int32_t from = -1, to = -1;  // box indices
   int32_t value = -1;
-  std::string label;  // "[1]" for the second output of a multi-output op
+  std::string label;  // "[1]" for the second output of a multi-output op; a quantized edge's dtype and qparams
+  bool quantized = false;  // the value passes through a folded quantize/dequantize pair
   std::vector<Point> points;
   Point arrowBase, arrowTip;
 };

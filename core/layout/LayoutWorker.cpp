@@ -17,10 +17,11 @@ LayoutWorker::~LayoutWorker() {
   m_thread.join();
 }
 
-void LayoutWorker::request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation) {
+void LayoutWorker::request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation,
+                           ViewOptions options) {
   {
     std::lock_guard lock(m_mutex);
-    m_pending = Request{std::move(program), std::move(fold), generation};
+    m_pending = Request{std::move(program), std::move(fold), generation, options};
   }
   m_wake.notify_all();
 }
@@ -29,6 +30,7 @@ void LayoutWorker::loop() {
   // The engine (and with it Graphviz) lives and dies on this thread.
   LayoutEngine engine(m_measure);
   std::shared_ptr<const Program> current;  // keeps the engine's program alive
+  ViewOptions options;
   for (;;) {
     Request req;
     {
@@ -38,9 +40,10 @@ void LayoutWorker::loop() {
       req = std::move(*m_pending);
       m_pending.reset();
     }
-    if (req.program != current) {
+    if (req.program != current || !(req.options == options)) {
       current = req.program;
-      if (current) engine.setProgram(*current);
+      options = req.options;
+      if (current) engine.setProgram(*current, options);
     }
     if (!current) continue;
     auto overtaken = [this] {

@@ -13,6 +13,7 @@
 
 #include "FoldState.h"
 #include "LayoutTypes.h"
+#include "ViewGraph.h"
 
 namespace torchir::layout {
 
@@ -26,13 +27,14 @@ class LayoutWorker {
   LayoutWorker& operator=(const LayoutWorker&) = delete;
 
   /// Replaces any request not yet started; a running one is cancelled at its next check.
-  void request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation);
+  void request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation, ViewOptions options = {});
 
  private:
   struct Request {
     std::shared_ptr<const Program> program;
     FoldState fold;
     uint64_t generation = 0;
+    ViewOptions options;
   };
   void loop();
 

@@ -65,7 +65,8 @@ std::string layoutToSvg(const Layout& l) {
     for (std::size_t i = 1; i + 2 < e.points.size(); i += 3)
       d += " C" + num(e.points[i].x) + "," + num(e.points[i].y) + " " + num(e.points[i + 1].x) + "," +
            num(e.points[i + 1].y) + " " + num(e.points[i + 2].x) + "," + num(e.points[i + 2].y);
-    s += "<path d=\"" + d + "\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.1\"/>\n";
+    s += "<path d=\"" + d + (e.quantized ? "\" fill=\"none\" stroke=\"#7b1fa2\" stroke-width=\"1.6\" stroke-dasharray=\"5,3\"/>\n"
+                                         : "\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.1\"/>\n");
     // Arrowhead: a triangle from the path's end to the tip on the consumer's border.
     const double dx = e.arrowTip.x - e.arrowBase.x, dy = e.arrowTip.y - e.arrowBase.y;
     const double len = std::hypot(dx, dy);
@@ -75,7 +76,7 @@ std::string layoutToSvg(const Layout& l) {
            num(e.arrowBase.y + ny) + " " + num(e.arrowBase.x - nx) + "," + num(e.arrowBase.y - ny) + "\" fill=\"#555\"/>\n";
     }
     if (!e.label.empty())
-      s += "<text x=\"" + num(e.points[0].x + 4) + "\" y=\"" + num(e.points[0].y + 12) + "\" fill=\"#a33\" font-size=\"10\">" +
+      s += "<text x=\"" + num(e.points[0].x + 4) + "\" y=\"" + num(e.points[0].y + 12) + (e.quantized ? "\" fill=\"#7b1fa2\"" : "\" fill=\"#a33\"") + " font-size=\"10\">" +
            escape(e.label) + "</text>\n";
   }
   for (const Box& b : l.boxes) {

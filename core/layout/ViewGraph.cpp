@@ -4,6 +4,8 @@
 #include <set>
 #include <tuple>
 
+#include "program/QuantOps.h"
+
 namespace torchir::layout {
 
 NodeId drawnOp(const Program& p, NodeId n) {
@@ -18,7 +20,19 @@ NodeId drawnOp(const Program& p, NodeId n) {
   return n;
 }
 
-bool ViewGraph::isOpBox(NodeId n) const { return isOpNode(m_program.node(n)); }
+bool ViewGraph::isOpBox(NodeId n) const { return isOpNode(m_program.node(n)) && !m_folded[static_cast<std::size_t>(n)]; }
+
+NodeId ViewGraph::dequantizedBy(NodeId n, ValueId weight) const {
+  for (const WeightVia& w : m_weightVia[static_cast<std::size_t>(n)])
+    if (w.weight == weight) return w.dequantize;
+  return kNone;
+}
+
+std::string ViewGraph::readAs(NodeId n, ValueId weight) const {
+  for (const WeightVia& w : m_weightVia[static_cast<std::size_t>(n)])
+    if (w.weight == weight) return w.argument;
+  return {};
+}
 
 namespace {
 
@@ -28,8 +42,8 @@ struct LevelBuilder {
   ModuleLevel level;
   std::set<std::tuple<ItemRef, ItemRef, ValueId>> seenEdges;
   std::set<ValueId> seenIn, seenOut;
-  void edge(ItemRef a, ItemRef b, ValueId v, int port) {
-    if (seenEdges.emplace(a, b, v).second) level.edges.push_back({a, b, v, port});
+  void edge(ItemRef a, ItemRef b, ValueId v, int port, NodeId quantizedBy) {
+    if (seenEdges.emplace(a, b, v).second) level.edges.push_back({a, b, v, port, quantizedBy});
   }
   void in(ValueId v) {
     if (seenIn.insert(v).second) level.inValues.push_back(v);
@@ -41,7 +55,11 @@ struct LevelBuilder {
 
 }  // namespace
 
-ViewGraph::ViewGraph(const Program& p) : m_program(p) {
+ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_options(options) {
+  m_folded.assign(p.nodes.size(), false);
+  if (options.foldQuantization)
+    for (const auto& n : p.nodes)
+      m_folded[static_cast<std::size_t>(n.id)] = n.opcode == Opcode::CallFunction && quantRole(n.target) != QuantRole::None;
   const std::size_t nm = std::max<std::size_t>(p.modules.size(), 1);
   m_programModules = nm;
   std::vector<int>& parent = m_parent;
@@ -135,6 +153,34 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
 
   std::vector<LevelBuilder> b(nl);
   auto nodeModule = [&](ItemRef leaf) { return leaf.kind == ItemRef::Op ? m_nodeModule[static_cast<std::size_t>(leaf.index)] : 0; };
+  // A value made by folded quantization stands for the value it was made from (its first tensor
+  // argument: quantize's input, dequantize's codes, the subclass of an inner tensor), back to a
+  // drawn op, an input or a weight; `through` is the quantize node passed, `via` the last folded.
+  struct Unfolded {
+    ValueId value;
+    NodeId through = kNone, via = kNone;
+  };
+  auto unfold = [&](ValueId v) {
+    Unfolded u{v};
+    for (int guard = 0; guard < 16; ++guard) {
+      const NodeId n = p.value(u.value).producer;
+      const NodeId drawn = n >= 0 ? drawnOp(p, n) : n;
+      if (drawn < 0 || !m_folded[static_cast<std::size_t>(drawn)]) break;
+      const Node& q = p.node(drawn);
+      if (u.via == kNone) u.via = drawn;
+      if (quantRole(q.target) == QuantRole::Quantize && u.through == kNone) u.through = drawn;
+      ValueId first = kNone;
+      for (const auto& a : q.inputs)
+        if (!a.values.empty() && a.values.front() >= 0 && p.value(a.values.front()).kind == ValueKind::Tensor) {
+          first = a.values.front();
+          break;
+        }
+      if (first == kNone) break;
+      u.value = first;
+    }
+    return u;
+  };
+
   // The drawn producer of a value: getitem nodes only name an output of the op before them.
   auto source = [&](ValueId v, int* port) -> ItemRef {
     const Value& val = p.value(v);
@@ -147,48 +193,54 @@ ViewGraph::ViewGraph(const Program& p) : m_program(p) {
   };
   // Routes one dataflow edge through the hierarchy: ports on every module boundary it crosses and
   // one edge in the lowest module that contains both ends.
-  auto route = [&](ValueId v, ItemRef from, int port, ItemRef to) {
-    m_flat.push_back({from, to, v, port});
+  auto route = [&](ValueId v, ItemRef from, int port, ItemRef to, NodeId quantizedBy) {
+    m_flat.push_back({from, to, v, port, quantizedBy});
     int a = nodeModule(from), c = nodeModule(to);
     ItemRef ia = from, ic = to;
     while (a != c) {
       if (m_depth[static_cast<std::size_t>(a)] >= m_depth[static_cast<std::size_t>(c)]) {
         b[static_cast<std::size_t>(a)].out(v);
-        b[static_cast<std::size_t>(a)].edge(ia, {ItemRef::OutPort, v}, v, ia == from ? port : -1);
+        b[static_cast<std::size_t>(a)].edge(ia, {ItemRef::OutPort, v}, v, ia == from ? port : -1, quantizedBy);
         ia = {ItemRef::Module, a};
         a = parent[static_cast<std::size_t>(a)];
       } else {
         b[static_cast<std::size_t>(c)].in(v);
-        b[static_cast<std::size_t>(c)].edge({ItemRef::InPort, v}, ic, v, -1);
+        b[static_cast<std::size_t>(c)].edge({ItemRef::InPort, v}, ic, v, -1, quantizedBy);
         ic = {ItemRef::Module, c};
         c = parent[static_cast<std::size_t>(c)];
       }
     }
-    b[static_cast<std::size_t>(a)].edge(ia, ic, v, ia == from ? port : -1);
+    b[static_cast<std::size_t>(a)].edge(ia, ic, v, ia == from ? port : -1, quantizedBy);
   };
 
   m_weights.assign(p.nodes.size(), {});
+  m_weightVia.assign(p.nodes.size(), {});
   for (const auto& n : p.nodes) {
     if (!isOpBox(n.id)) continue;
     std::set<ValueId> seen;
     for (const auto& arg : n.inputs)
-      for (ValueId v : arg.values) {
-        if (v < 0 || !seen.insert(v).second) continue;
+      for (ValueId read : arg.values) {
+        if (read < 0) continue;
+        const Unfolded u = unfold(read);
+        const ValueId v = u.value;
+        if (!seen.insert(v).second) continue;
         if (m_isWeight[static_cast<std::size_t>(v)]) {
           m_weights[static_cast<std::size_t>(n.id)].push_back(v);
+          if (u.via != kNone) m_weightVia[static_cast<std::size_t>(n.id)].push_back({v, u.via, arg.name});
           continue;
         }
         int port = -1;
         const ItemRef from = source(v, &port);
-        if (from.index >= 0) route(v, from, port, {ItemRef::Op, n.id});
+        if (from.index >= 0) route(read, from, port, {ItemRef::Op, n.id}, u.through);
       }
   }
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
-    const ValueId v = p.outputs[i].value;
-    if (v < 0 || m_isWeight[static_cast<std::size_t>(v)]) continue;
+    if (p.outputs[i].value < 0) continue;
+    const Unfolded u = unfold(p.outputs[i].value);
+    if (m_isWeight[static_cast<std::size_t>(u.value)]) continue;
     int port = -1;
-    const ItemRef from = source(v, &port);
-    if (from.index >= 0) route(v, from, port, {ItemRef::Output, static_cast<int>(i)});
+    const ItemRef from = source(u.value, &port);
+    if (from.index >= 0) route(p.outputs[i].value, from, port, {ItemRef::Output, static_cast<int>(i)}, u.through);
   }
 
   for (std::size_t m = 0; m < nl; ++m) {

@@ -27,6 +27,15 @@ struct LevelEdge {
   ItemRef from, to;
   ValueId value = kNone;
   int port = -1;  // output index when the producer is a multi-output op, else -1
+  NodeId quantizedBy = kNone;  // the folded quantize node the value passed through (its label), or kNone
+};
+
+/// How the program is drawn, beside the fold state of its modules.
+struct ViewOptions {
+  /// Quantize / dequantize / choose_qparams / inner-tensor nodes are drawn on the edge they sit on
+  /// (a weight's, in the box that uses the weight) instead of as boxes.
+  bool foldQuantization = true;
+  bool operator==(const ViewOptions&) const = default;
 };
 
 /// What one module shows when expanded.
@@ -38,9 +47,10 @@ struct ModuleLevel {
 
 class ViewGraph {
  public:
-  explicit ViewGraph(const Program& program);
+  explicit ViewGraph(const Program& program, ViewOptions options = {});
 
   const Program& program() const { return m_program; }
+  const ViewOptions& options() const { return m_options; }
   const ModuleLevel& level(int module) const { return m_levels.at(static_cast<std::size_t>(module)); }
   /// Levels: program modules, then groups.
   std::size_t moduleCount() const { return m_levels.size(); }
@@ -52,8 +62,15 @@ class ViewGraph {
   int depth(int module) const { return m_depth[static_cast<std::size_t>(module)]; }
   /// Op nodes in the module's whole subtree (for collapsed-module labels).
   int subtreeOps(int module) const { return m_subtreeOps[static_cast<std::size_t>(module)]; }
-  /// Weights (parameters, buffers, constants) an op node reads: folded into its box.
+  /// Weights (parameters, buffers, constants) an op node reads: folded into its box. With
+  /// quantization folded, a weight read through a dequantize (or a subclass's inner tensor) is the
+  /// stored weight, and dequantizedBy names that node.
   const std::vector<ValueId>& weightsOf(NodeId n) const { return m_weights[static_cast<std::size_t>(n)]; }
+  NodeId dequantizedBy(NodeId n, ValueId weight) const;
+  /// The op's argument that reads the weight (through its dequantize): "weight", "bias".
+  std::string readAs(NodeId n, ValueId weight) const;
+  /// Whether the node is quantization folded into an edge or a box (not drawn itself).
+  bool isFolded(NodeId n) const { return m_folded[static_cast<std::size_t>(n)]; }
   /// Boxes a level contributes when expanded (its items, ports excluded).
   int boxCount(int module) const { return static_cast<int>(level(module).items.size()); }
   /// Child modules drawn as boxes or frames. A module with at most one op in its subtree is
@@ -72,6 +89,14 @@ class ViewGraph {
 
  private:
   const Program& m_program;
+  ViewOptions m_options;
+  std::vector<bool> m_folded;
+  struct WeightVia {
+    ValueId weight;
+    NodeId dequantize;
+    std::string argument;
+  };
+  std::vector<std::vector<WeightVia>> m_weightVia;  // per op: its weights read through a dequantize
   std::size_t m_programModules = 0;
   std::vector<SiblingGroup> m_groups;
   std::vector<ModuleLevel> m_levels;

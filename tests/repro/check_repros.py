@@ -167,7 +167,9 @@ def main():
             if name not in eager:
                 program = torch.export.load(str(pt2))
                 given = load_file(str(inputs)) if inputs else None
-                xs = [given[f"input_{i}"] for i in range(len(given))] if given else list(program.example_inputs[0])
+                # cloned: load_file's tensors point into its buffer at any alignment, and a kernel's
+                # vector path (so its bits) can depend on it; torchir's inputs are aligned copies
+                xs = [given[f"input_{i}"].clone() for i in range(len(given))] if given else list(program.example_inputs[0])
                 eager[name] = eager_values(program, xs)
             value = eager[name].get(part)
             value = list(value) if isinstance(value, (tuple, list)) else [value]

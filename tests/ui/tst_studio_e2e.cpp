@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -23,9 +24,11 @@
 
 #include "Fixtures.h"
 #include "graph/ComparisonLegend.h"
+#include "graph/GraphItems.h"
 #include "graph/GraphPanel.h"
 #include "graph/GraphScene.h"
 #include "layout/ViewGraph.h"
+#include "program/QuantOps.h"
 #include "program/Safetensors.h"
 #include "panels/FxTableModel.h"
 #include "panels/TensorSliceModel.h"
@@ -37,6 +40,9 @@
 
 using torchir::ui::MainWindow;
 using torchir::ui::RunState;
+using torchir::ui::BoxItem;
+using torchir::ui::EdgeItem;
+using torchir::ui::GraphPanel;
 
 namespace {
 
@@ -567,6 +573,58 @@ class TestStudioEndToEnd : public QObject {
     const auto after = window.session()->record(relu)->outputs.front();
     QCOMPARE(after.text, before.text);  // the tensor's summary: dtype, shape, statistics
     QCOMPARE(after.sizes, before.sizes);
+  }
+
+  // The pt2e CNN: Q/DQ pairs drawn on the edges they sit on, a weight's dequantize in its conv's
+  // box, a quantize node's output in the table with its qparams, and its codes in the tensor
+  // viewer beside the real numbers they stand for; View › Show Q/DQ Nodes draws them as boxes.
+  void quantizedCnnShowsQuantizationOnItsEdges() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    window.openFile(torchir::test::fixturesDir() + QStringLiteral("/quant/q_pt2e_cnn/q_pt2e_cnn.pt2"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    GraphPanel* graph = window.graphPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut() && graph->scene()->boxItemCount() > 0, kTimeoutMs);
+    const torchir::Program& program = window.program()->program;
+    const auto quantize = program.findNode("quantize_per_tensor");
+    const auto conv = program.findNode("conv2d");
+    QVERIFY(quantize && conv);
+    for (const auto& n : program.nodes)
+      if (torchir::quantRole(n.target) != torchir::QuantRole::None) QVERIFY2(!graph->scene()->boxForNode(n.id), n.name.c_str());
+    const BoxItem* convBox = graph->scene()->boxForNode(*conv);
+    QVERIFY(convBox);
+    const QString convLabel = convBox->lines().join(QStringLiteral(" | "));
+    QVERIFY2(convLabel.contains(QStringLiteral("W int8 16x3x3x3 per-channel")), qPrintable(convLabel));
+    int quantizedEdges = 0, labels = 0;  // a quantize read twice (the residual) is labelled once
+    for (QGraphicsItem* item : graph->scene()->items())
+      if (auto* edge = qgraphicsitem_cast<EdgeItem*>(item); edge && edge->quantized()) {
+        ++quantizedEdges;
+        if (edge->label().isEmpty()) continue;
+        ++labels;
+        QVERIFY2(edge->label().contains(QStringLiteral("uint8 s=")) && edge->label().contains(QStringLiteral("zp=")),
+                 qPrintable(edge->label()));
+      }
+    QCOMPARE(quantizedEdges, 4);  // the input, the residual's two reads, the linear's input
+    QCOMPARE(labels, 3);          // one per quantize node
+
+    QTest::keyClick(&window, Qt::Key_F5);  // Continue to the end
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const int output = columnNamed(table->model(), QStringLiteral("output"));
+    const QString cell = table->model()->index(*quantize, output).data().toString();
+    QVERIFY2(cell.startsWith(QStringLiteral("uint8[2, 3, 16, 16] s=")) && cell.contains(QStringLiteral("zp=")), qPrintable(cell));
+    table->selectRow(*quantize);
+    QTRY_COMPARE_WITH_TIMEOUT(window.tensorViewer()->title(), QStringLiteral("quantize_per_tensor"), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
+    const QString code = window.tensorViewer()->sliceModel()->index(0, 0).data().toString();
+    QVERIFY2(QRegularExpression(QStringLiteral("^\\d+ \\(-?[0-9.e+-]+\\)$")).match(code).hasMatch(), qPrintable(code));
+    const QString stats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
+    QVERIFY2(stats.contains(QStringLiteral("codes in [0, 255]: at quant_min")), qPrintable(stats));
+    saveScreenshot(window, QStringLiteral("quantized_cnn.png"));
+
+    window.findChild<QAction*>(QStringLiteral("showQuantizationNodesAction"))->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(graph->scene()->boxForNode(*quantize) != nullptr, kTimeoutMs);
   }
 
   void resnet18StepsThreeNodes() {

@@ -1,5 +1,6 @@
 #include "GraphItems.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
@@ -160,7 +161,7 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
 
 // ---- EdgeItem
 
-EdgeItem::EdgeItem(const layout::Edge& edge) : m_label(QString::fromStdString(edge.label)) {
+EdgeItem::EdgeItem(const layout::Edge& edge) : m_label(QString::fromStdString(edge.label)), m_quantized(edge.quantized) {
   QPainterPath path;
   if (!edge.points.empty()) {
     path.moveTo(edge.points[0].x, edge.points[0].y);
@@ -170,7 +171,8 @@ EdgeItem::EdgeItem(const layout::Edge& edge) : m_label(QString::fromStdString(ed
     m_labelPos = QPointF(edge.points[0].x + 4, edge.points[0].y + 12);
   }
   setPath(path);
-  setPen(QPen(QColor(0x55, 0x55, 0x55), 1.1));
+  // a quantized value (a folded quantize/dequantize pair): a marked edge in the quantization colour
+  setPen(m_quantized ? QPen(graphstyle::quantizedColor(), 1.6, Qt::DashLine) : QPen(QColor(0x55, 0x55, 0x55), 1.1));
   // The arrowhead as the command line draws it: a triangle from the path's end to the tip.
   const double dx = edge.arrowTip.x - edge.arrowBase.x, dy = edge.arrowTip.y - edge.arrowBase.y;
   const double len = std::hypot(dx, dy);
@@ -180,7 +182,10 @@ EdgeItem::EdgeItem(const layout::Edge& edge) : m_label(QString::fromStdString(ed
             << QPointF(edge.arrowBase.x - nx, edge.arrowBase.y - ny);
   }
   m_bounds = QGraphicsPathItem::boundingRect().united(m_arrow.boundingRect()).adjusted(-1, -1, 1, 1);
-  if (!m_label.isEmpty()) m_bounds = m_bounds.united(QRectF(m_labelPos - QPointF(0, 12), QSizeF(40, 16)));
+  if (!m_label.isEmpty()) {
+    const double width = QFontMetricsF(graphstyle::edgeLabelFont()).horizontalAdvance(m_label);
+    m_bounds = m_bounds.united(QRectF(m_labelPos - QPointF(0, 12), QSizeF(width + 4, 16)));
+  }
   setZValue(1);
 }
 
@@ -194,11 +199,11 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->drawPath(path());
   if (detail == Detail::Far) return;
   painter->setPen(Qt::NoPen);
-  painter->setBrush(QColor(0x55, 0x55, 0x55));
+  painter->setBrush(m_quantized ? graphstyle::quantizedColor() : QColor(0x55, 0x55, 0x55));
   painter->drawPolygon(m_arrow);
   if (detail == Detail::Near && !m_label.isEmpty()) {
     painter->setFont(graphstyle::edgeLabelFont());
-    painter->setPen(QColor(0xaa, 0x33, 0x33));
+    painter->setPen(m_quantized ? graphstyle::quantizedColor() : QColor(0xaa, 0x33, 0x33));
     painter->drawText(m_labelPos, m_label);
   }
 }

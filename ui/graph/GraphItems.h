@@ -65,12 +65,15 @@ class EdgeItem : public QGraphicsPathItem {
   enum { Type = UserType + 2 };
   explicit EdgeItem(const layout::Edge& edge);
   int type() const override { return Type; }
+  const QString& label() const { return m_label; }
+  bool quantized() const { return m_quantized; }
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   QPolygonF m_arrow;
   QString m_label;
+  bool m_quantized = false;
   QPointF m_labelPos;
   QRectF m_bounds;
 };

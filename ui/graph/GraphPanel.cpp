@@ -78,8 +78,23 @@ void GraphPanel::setProgram(LoadedProgramPtr program) {
   setBusy(true);
   m_clock.start();
   Q_EMIT layoutStarted();
-  QtConcurrent::run([program] { return ProgramGraph::build(program); })
+  QtConcurrent::run([program, options = m_options] { return ProgramGraph::build(program, options); })
       .then(this, [this, generation](std::shared_ptr<const ProgramGraph> g) { onGraphBuilt(generation, std::move(g)); });
+}
+
+void GraphPanel::setShowQuantizationNodes(bool show) {
+  if (m_options.foldQuantization == !show) return;
+  m_options.foldQuantization = !show;
+  if (!m_graph) return;
+  // The same modules either way: the fold state and the selection carry over to the new graph.
+  const uint64_t generation = ++m_generation;
+  setBusy(true);
+  QtConcurrent::run([program = m_graph->program, options = m_options] { return ProgramGraph::build(program, options); })
+      .then(this, [this, generation](std::shared_ptr<const ProgramGraph> g) {
+        if (generation != m_generation) return releaseInBackground(std::move(g));
+        releaseInBackground(std::exchange(m_graph, std::move(g)));
+        requestLayout(m_after);
+      });
 }
 
 void GraphPanel::onGraphBuilt(uint64_t generation, std::shared_ptr<const ProgramGraph> graph) {
@@ -122,7 +137,7 @@ void GraphPanel::requestLayout(After after) {
     setBusy(true);
     Q_EMIT layoutStarted();
   }
-  m_worker->request(m_graph->programPtr(), m_fold, generation);
+  m_worker->request(m_graph->programPtr(), m_fold, generation, m_graph->options());
 }
 
 void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& l) {

@@ -8,6 +8,7 @@
 
 #include "layout/FoldState.h"
 #include "layout/LayoutTypes.h"
+#include "layout/ViewGraph.h"
 #include "graph/ComparisonLegend.h"
 #include "session/ComparisonResult.h"
 #include "session/ExecutionMarks.h"
@@ -48,6 +49,9 @@ class GraphPanel : public QWidget {
   /// level: a ViewGraph level index (a program module, or a sibling group).
   void setModuleExpanded(int level, bool expanded);
   void expandAll();
+  /// View › Show Q/DQ Nodes: quantize/dequantize nodes as boxes, or (the default) folded into the
+  /// edges and boxes they sit on.
+  void setShowQuantizationNodes(bool show);
   void collapseAll();
   void fitToWindow();
   void zoomIn();
@@ -102,6 +106,7 @@ class GraphPanel : public QWidget {
   std::unique_ptr<layout::LayoutWorker> m_worker;
   std::shared_ptr<const ProgramGraph> m_graph;
   layout::FoldState m_fold;       // the latest requested
+  layout::ViewOptions m_options;  // for the next graph built
   layout::FoldState m_shownFold;  // the one the scene shows
   ExecutionMarks m_marks;
   uint64_t m_generation = 0;  // the latest request; older results are dropped

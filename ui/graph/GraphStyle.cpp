@@ -87,4 +87,6 @@ QColor stroke(layout::BoxKind kind) {
   return QColor(Qt::black);
 }
 
+QColor quantizedColor() { return QColor(0x7b, 0x1f, 0xa2); }
+
 }  // namespace torchir::ui::graphstyle

@@ -26,6 +26,8 @@ constexpr double kBoxPadX = 8;  // as LayoutEngine places the text
 constexpr double kBoxPadY = 4;
 
 QColor fill(layout::BoxKind kind);
+/// Quantized edges (a folded quantize/dequantize pair) and their labels: #7b1fa2, as in the SVG.
+QColor quantizedColor();
 QColor stroke(layout::BoxKind kind);
 
 }  // namespace torchir::ui::graphstyle

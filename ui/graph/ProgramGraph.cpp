@@ -2,10 +2,10 @@
 
 namespace torchir::ui {
 
-std::shared_ptr<const ProgramGraph> ProgramGraph::build(LoadedProgramPtr program) {
+std::shared_ptr<const ProgramGraph> ProgramGraph::build(LoadedProgramPtr program, layout::ViewOptions options) {
   auto g = std::make_shared<ProgramGraph>();
   g->program = std::move(program);
-  g->graph = std::make_unique<layout::ViewGraph>(g->program->program);
+  g->graph = std::make_unique<layout::ViewGraph>(g->program->program, options);
   g->initialFold = layout::FoldState::initial(*g->graph);
   return g;
 }

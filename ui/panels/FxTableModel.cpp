@@ -9,6 +9,7 @@
 
 #include "panels/ExportComparison.h"
 #include "panels/ShapeText.h"
+#include "program/QuantOps.h"
 
 namespace torchir::ui {
 
@@ -141,6 +142,13 @@ const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
     QStringList outputs;
     for (const torchir::ValueSummary& v : record->outputs) outputs << valueSummaryText(v);
     t.output = outputs.join(QStringLiteral(", "));
+    // a quantized output reads with its qparams: `uint8[1, 16, 32, 32] s=0.0123 zp=-3`
+    if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size()) {
+      const torchir::Node& node = m_exported->nodes[static_cast<std::size_t>(row)];
+      if (torchir::quantRole(node.target) == torchir::QuantRole::Quantize)
+        if (const std::string qparams = torchir::quantParamsText(node); !qparams.empty())
+          t.output += QLatin1Char(' ') + QString::fromStdString(qparams);
+    }
     t.time = QString::number(record->microseconds, 'f', 1);
     if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
       t.exportDiff = exportDifference(*m_exported, row, *record);

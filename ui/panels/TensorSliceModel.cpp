@@ -12,11 +12,15 @@ namespace torchir::ui {
 
 TensorSliceModel::TensorSliceModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void TensorSliceModel::setTensor(const torchir::TensorData& tensor) {
+void TensorSliceModel::setTensor(const torchir::TensorData& tensor,
+                                 std::optional<torchir::Dequantization> dequantization) {
   // Same shape: keep the chosen axes and indices, so stepping through layers watches one slice.
   const bool sameShape = !m_tensor.sizes.empty() && tensor.sizes == m_tensor.sizes;
   beginResetModel();
   m_tensor = tensor;
+  const bool codes = torchir::isIntegral(tensor.dtype) && dequantization &&
+                     (dequantization->axis < 0 || dequantization->axis < static_cast<int>(tensor.sizes.size()));
+  m_dequantization = codes ? std::move(dequantization) : std::nullopt;
   if (!sameShape) {
     const int rank = static_cast<int>(tensor.sizes.size());
     m_rowDim = rank >= 2 ? rank - 2 : -1;
@@ -83,7 +87,13 @@ QString TensorSliceModel::text(int row, int column) const {
   }
   const double v = torchir::elementAsDouble(m_tensor, flat);
   if (m_tensor.dtype == torchir::DType::Bool) return v != 0 ? QStringLiteral("True") : QStringLiteral("False");
-  if (torchir::isIntegral(m_tensor.dtype)) return QString::number(static_cast<int64_t>(v));
+  if (torchir::isIntegral(m_tensor.dtype)) {
+    if (!m_dequantization) return QString::number(static_cast<int64_t>(v));
+    // the code and the real number it stands for, with the channel's qparams when per channel
+    const int axis = m_dequantization->axis;
+    const int64_t channel = axis < 0 ? 0 : axis == m_rowDim ? row : axis == m_colDim ? column : m_index[static_cast<std::size_t>(axis)];
+    return QStringLiteral("%1 (%2)").arg(static_cast<int64_t>(v)).arg(numberText(m_dequantization->dequantize(v, channel)));
+  }
   if (std::isnan(v)) return QStringLiteral("nan");
   if (std::isinf(v)) return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
   return numberText(v);

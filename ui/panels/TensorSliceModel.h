@@ -3,6 +3,7 @@
 #include <QString>
 #include <vector>
 
+#include "program/QuantOps.h"
 #include "program/TensorData.h"
 
 namespace torchir::ui {
@@ -18,7 +19,9 @@ class TensorSliceModel : public QAbstractTableModel {
 
   explicit TensorSliceModel(QObject* parent = nullptr);
 
-  void setTensor(const torchir::TensorData& tensor);
+  /// `dequantization`: the qparams of an integer tensor's codes; each cell then shows its code and
+  /// the real number it stands for, `-3 (-0.0369)`.
+  void setTensor(const torchir::TensorData& tensor, std::optional<torchir::Dequantization> dequantization = {});
   void clear();
   const torchir::TensorData& tensor() const { return m_tensor; }
 
@@ -48,6 +51,7 @@ class TensorSliceModel : public QAbstractTableModel {
   bool readable() const;
 
   torchir::TensorData m_tensor;
+  std::optional<torchir::Dequantization> m_dequantization;
   int m_rowDim = -1, m_colDim = -1;  // -1: no such axis (0-D, or rows of a 1-D tensor)
   std::vector<int64_t> m_index;      // per dim; only the fixed dims' entries matter
   std::vector<int64_t> m_rowMajor;   // row-major strides of the sizes, for flatIndex

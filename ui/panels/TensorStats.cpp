@@ -102,6 +102,12 @@ TensorStats computeTensorStats(const torchir::TensorData& tensor) {
   return s;
 }
 
+int64_t tensorCount(const torchir::TensorData& tensor, double value) {
+  int64_t n = 0;
+  visitElements(tensor, [&](double v) { n += v == value; });
+  return n;
+}
+
 std::vector<int64_t> tensorHistogram(const torchir::TensorData& tensor, int bins, double lo, double hi) {
   std::vector<int64_t> counts(static_cast<std::size_t>(std::max(bins, 1)), 0);
   const double width = hi > lo ? (hi - lo) / static_cast<double>(counts.size()) : 0;

@@ -22,6 +22,9 @@ struct TensorStats {
 /// without data.
 TensorStats computeTensorStats(const torchir::TensorData& tensor);
 
+/// How many elements equal `value` (a quantized tensor's codes at the ends of its range).
+int64_t tensorCount(const torchir::TensorData& tensor, double value);
+
 /// Counts of finite elements in `bins` equal bins over [lo, hi] (the last bin includes hi).
 std::vector<int64_t> tensorHistogram(const torchir::TensorData& tensor, int bins, double lo, double hi);
 

@@ -51,6 +51,10 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   m_statsLabel->setObjectName(QStringLiteral("tensorStats"));
   m_statsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_statsLabel->setWordWrap(true);
+  m_quantLabel = new QLabel(this);
+  m_quantLabel->setObjectName(QStringLiteral("tensorQuantization"));
+  m_quantLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_quantLabel->hide();
 
   m_rowAxis = new QComboBox(this);
   m_rowAxis->setObjectName(QStringLiteral("rowAxis"));
@@ -115,15 +119,17 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_title);
   layout->addWidget(m_statsLabel);
+  layout->addWidget(m_quantLabel);
   layout->addLayout(axes);
   layout->addWidget(m_tabs, 1);
   clear();
 }
 
-void TensorViewer::setTensor(const QString& title, const torchir::TensorData& tensor) {
+void TensorViewer::setTensor(const QString& title, const torchir::TensorData& tensor,
+                             std::optional<torchir::Dequantization> dequantization) {
   m_compared.clear();
   m_side->hide();
-  display(title, tensor);
+  display(title, tensor, std::move(dequantization));
 }
 
 void TensorViewer::setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
@@ -144,7 +150,8 @@ void TensorViewer::sideChosen() {
   display(m_comparedTitle + QString::fromUtf8(kSuffix[side]), m_compared[static_cast<std::size_t>(side)]);
 }
 
-void TensorViewer::display(const QString& title, const torchir::TensorData& tensor) {
+void TensorViewer::display(const QString& title, const torchir::TensorData& tensor,
+                           std::optional<torchir::Dequantization> dequantization) {
   // The same shape keeps the slice and its selector widgets: rebuilding them was most of what a
   // step cost this panel.
   const bool sameShape = m_hasTensor && m_slice->tensor().sizes == tensor.sizes;
@@ -156,7 +163,11 @@ void TensorViewer::display(const QString& title, const torchir::TensorData& tens
   m_title->setText(QStringLiteral("<b>%1</b> &nbsp;%2%3")
                        .arg(title.toHtmlEscaped(), QLatin1String(torchir::dtypeName(tensor.dtype).data()),
                             sizesText(tensor.sizes)));
-  m_slice->setTensor(tensor);
+  m_dequantization = torchir::isIntegral(tensor.dtype) ? std::move(dequantization) : std::nullopt;
+  m_quantLabel->hide();
+  m_slice->setTensor(tensor, m_dequantization);
+  // a code beside its real number needs the room: `137 (1.4531)`
+  m_grid->horizontalHeader()->setDefaultSectionSize(m_dequantization ? 130 : 80);
   m_histogram->clear();
   m_copy->setEnabled(true);
   m_save->setEnabled(true);
@@ -176,15 +187,28 @@ void TensorViewer::display(const QString& title, const torchir::TensorData& tens
     watcher->deleteLater();
   });
   // The copy shares the storage, which is immutable: the worker reads it without locks.
-  watcher->setFuture(QtConcurrent::run(&TensorViewer::computeStats, tensor));
+  watcher->setFuture(QtConcurrent::run(&TensorViewer::computeStats, tensor, m_dequantization));
 }
 
-TensorViewer::StatsResult TensorViewer::computeStats(const torchir::TensorData& tensor) {
+TensorViewer::StatsResult TensorViewer::computeStats(const torchir::TensorData& tensor,
+                                                     std::optional<torchir::Dequantization> dequantization) {
   StatsResult result;
   try {
     result.stats = computeTensorStats(tensor);
+    result.histogramLo = result.stats.min;
+    result.histogramHi = result.stats.max;
+    int bins = kHistogramBins;
+    if (dequantization && dequantization->quantMax > dequantization->quantMin) {
+      // codes over the whole quant range, one bin per code up to 256: where they pile up at the ends
+      const int64_t range = dequantization->quantMax - dequantization->quantMin;
+      result.histogramLo = static_cast<double>(dequantization->quantMin);
+      result.histogramHi = static_cast<double>(dequantization->quantMax);
+      bins = static_cast<int>(std::min<int64_t>(range + 1, 256));
+      result.atQuantMin = tensorCount(tensor, result.histogramLo);
+      result.atQuantMax = tensorCount(tensor, result.histogramHi);
+    }
     if (result.stats.finiteCount > 0)
-      result.histogram = tensorHistogram(tensor, kHistogramBins, result.stats.min, result.stats.max);
+      result.histogram = tensorHistogram(tensor, bins, result.histogramLo, result.histogramHi);
   } catch (const std::exception& e) {
     result.error = QString::fromStdString(e.what());
   }
@@ -200,7 +224,21 @@ void TensorViewer::applyStats(quint64 generation, const StatsResult& result) {
   m_stats = result.stats;
   m_statsReady = true;
   m_statsLabel->setText(statsText(m_stats));
-  m_histogram->setData(result.histogram, m_stats.min, m_stats.max, m_stats.nanCount, m_stats.infCount);
+  if (const auto& d = m_dequantization) {
+    const auto percent = [&](int64_t n) { return m_stats.numel ? 100.0 * double(n) / double(m_stats.numel) : 0.0; };
+    QString text = tr("codes in [%1, %2]: at quant_min %3 (%4%)   at quant_max %5 (%6%)   ")
+                .arg(d->quantMin)
+                .arg(d->quantMax)
+                .arg(result.atQuantMin)
+                .arg(percent(result.atQuantMin), 0, 'f', 2)
+                .arg(result.atQuantMax)
+                .arg(percent(result.atQuantMax), 0, 'f', 2);
+    text += d->axis < 0 ? tr("scale %1   zero point %2").arg(numberText(d->scales.at(0))).arg(d->zeroPoints.at(0))
+                        : tr("per channel along dim %1 (%2 scales)").arg(d->axis).arg(d->scales.size());
+    m_quantLabel->setText(text);
+    m_quantLabel->show();
+  }
+  m_histogram->setData(result.histogram, result.histogramLo, result.histogramHi, m_stats.nanCount, m_stats.infCount);
   Q_EMIT statsComputed(m_titleText);
 }
 
@@ -217,6 +255,8 @@ void TensorViewer::clear() {
   m_hasTensor = false;
   m_statsReady = false;
   m_stats = {};
+  m_dequantization.reset();
+  m_quantLabel->hide();
   m_title->setText(tr("No tensor"));
   m_statsLabel->clear();
   m_slice->clear();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "panels/TensorStats.h"
+#include "program/QuantOps.h"
 #include "program/TensorData.h"
 
 class QComboBox;
@@ -31,7 +32,11 @@ class TensorViewer : public QWidget {
 
   explicit TensorViewer(QWidget* parent = nullptr);
 
-  void setTensor(const QString& title, const torchir::TensorData& tensor);
+  /// `dequantization`: the qparams of an integer tensor of codes (a quantized value): the grid shows
+  /// each code with its real number, the histogram the codes over the quant range, and the
+  /// statistics how many sit at quant_min and quant_max (clipped).
+  void setTensor(const QString& title, const torchir::TensorData& tensor,
+                 std::optional<torchir::Dequantization> dequantization = {});
   /// A compared node's output: this run's, the reference's and this run's minus the reference's
   /// (float64), with a choice between them; the difference first, its heatmap showing where they part.
   void setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
@@ -62,9 +67,11 @@ class TensorViewer : public QWidget {
   struct StatsResult {
     TensorStats stats;
     std::vector<int64_t> histogram;
+    double histogramLo = 0, histogramHi = 0;
+    int64_t atQuantMin = 0, atQuantMax = 0;  // with qparams: codes clamped to the range's ends
     QString error;
   };
-  static StatsResult computeStats(const torchir::TensorData& tensor);
+  static StatsResult computeStats(const torchir::TensorData& tensor, std::optional<torchir::Dequantization> dequantization);
 
   void rebuildAxes();
   void axesChosen();
@@ -73,7 +80,8 @@ class TensorViewer : public QWidget {
   void refreshHeatmap();
   void applyStats(quint64 generation, const StatsResult& result);
   void saveWithDialog();
-  void display(const QString& title, const torchir::TensorData& tensor);
+  void display(const QString& title, const torchir::TensorData& tensor,
+               std::optional<torchir::Dequantization> dequantization = {});
   void sideChosen();
 
   TensorSliceModel* m_slice = nullptr;
@@ -98,6 +106,8 @@ class TensorViewer : public QWidget {
   bool m_heatmapDirty = true;
   bool m_statsReady = false;
   TensorStats m_stats;
+  QLabel* m_quantLabel = nullptr;  // a quantized tensor's codes: how many clipped, the qparams
+  std::optional<torchir::Dequantization> m_dequantization;  // of the tensor shown
   quint64 m_generation = 0;  // bumps with each tensor; late results of older ones are dropped
 };
 

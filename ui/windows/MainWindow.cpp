@@ -44,6 +44,7 @@
 #include "windows/CompareMenu.h"
 #include "windows/FxTablePane.h"
 #include "windows/ProgramStatusText.h"
+#include "program/QuantOps.h"
 #include "program/WeightsFile.h"
 
 namespace torchir::ui {
@@ -269,6 +270,11 @@ void MainWindow::createMenus() {
   viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, m_graph, &GraphPanel::zoomOut);
   viewMenu->addAction(tr("&Expand All Modules"), m_graph, &GraphPanel::expandAll);
   viewMenu->addAction(tr("&Collapse All Modules"), m_graph, &GraphPanel::collapseAll);
+  QAction* showQuant = viewMenu->addAction(tr("Show &Q/DQ Nodes"));
+  showQuant->setObjectName(QStringLiteral("showQuantizationNodesAction"));
+  showQuant->setCheckable(true);
+  showQuant->setToolTip(tr("Draw quantize/dequantize nodes as boxes instead of on the edges they sit on"));
+  connect(showQuant, &QAction::toggled, m_graph, &GraphPanel::setShowQuantizationNodes);
   viewMenu->addSeparator();
   viewMenu->addAction(m_argumentsDock->toggleViewAction());
   viewMenu->addAction(m_tensorDock->toggleViewAction());
@@ -341,7 +347,10 @@ void MainWindow::connectSession() {
   });
   connect(m_session, &SessionController::tensorReady, this,
           [this](torchir::ValueId value, const torchir::TensorData& tensor) {
-            if (value == m_requestedTensor) m_tensor->setTensor(m_requestedTensorTitle, tensor);
+            if (value != m_requestedTensor) return;
+            // a quantized value's codes are shown with the real numbers they stand for
+            m_tensor->setTensor(m_requestedTensorTitle, tensor,
+                                m_program ? torchir::dequantizationOf(m_program->program, value) : std::nullopt);
           });
   connect(m_session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
     if (value == m_requestedTensor) m_tensor->setUnavailable(why);
