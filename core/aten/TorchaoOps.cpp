@@ -299,6 +299,22 @@ at::Tensor maybeExpandScaleToTensorShape(const at::Tensor& scale, at::IntArrayRe
 
 // ---- the ops -----------------------------------------------------------------------------------
 
+/// The input viewed by block (_get_reduction_params) and the scale viewed to broadcast over the
+/// blocks, as quantize_affine and dequantize_affine both begin.
+struct Blocked {
+  at::Tensor input, scale;
+  std::vector<int64_t> shapeAfterReduction;
+};
+Blocked blockedViews(const at::Tensor& input, at::IntArrayRef blockSize, const at::Tensor& scale) {
+  TORCH_CHECK(static_cast<int64_t>(blockSize.size()) == input.dim(), "Got input dim:", input.dim(),
+              ", block_size: ", pyList(blockSize));
+  auto [shapeForReduction, reductionDims] = getReductionParams(blockSize, input.sizes());
+  Blocked b{input.view(shapeForReduction), {}, shapeForReduction};
+  for (int64_t i : reductionDims) b.shapeAfterReduction[static_cast<std::size_t>(i)] = 1;
+  b.scale = scale.view(b.shapeAfterReduction);
+  return b;
+}
+
 // _quantize_affine + _quantize_affine_no_dtype_cast
 at::Tensor quantizeAffine(const at::Tensor& input, c10::SymIntArrayRef blockSizeSym, const at::Tensor& scale,
                           const std::optional<at::Tensor>& zeroPoint, at::ScalarType outputDtype,
@@ -311,14 +327,11 @@ at::Tensor quantizeAffine(const at::Tensor& input, c10::SymIntArrayRef blockSize
   const at::ScalarType inDtype = input.scalar_type();
   TORCH_CHECK(inDtype == at::ScalarType::Float || inDtype == at::ScalarType::Half || inDtype == at::ScalarType::BFloat16,
               "Unsupported input dtype: ", pyDtype(inDtype));
-  TORCH_CHECK(static_cast<int64_t>(blockSize.size()) == input.dim(), "Got input dim:", input.dim(),
-              ", block_size: ", pyList(blockSize));
-  auto [shapeForReduction, reductionDims] = getReductionParams(blockSize, input.sizes());
+  const Blocked blocked = blockedViews(input, blockSize, scale);
   const std::vector<int64_t> originalShape = input.sizes().vec();
-  const at::Tensor x = input.view(shapeForReduction);
-  std::vector<int64_t> shapeAfterReduction = shapeForReduction;
-  for (int64_t i : reductionDims) shapeAfterReduction[static_cast<std::size_t>(i)] = 1;
-  const at::Tensor s = scale.view(shapeAfterReduction);
+  const at::Tensor& x = blocked.input;
+  const at::Tensor& s = blocked.scale;
+  const std::vector<int64_t>& shapeAfterReduction = blocked.shapeAfterReduction;
 
   // a zero_point with numel() == 0 counts as None; `tensor + None` is a TypeError in Python
   TORCH_CHECK_TYPE(zeroPoint.has_value() && zeroPoint->numel() > 0,
@@ -346,14 +359,11 @@ at::Tensor dequantizeAffine(const at::Tensor& input, c10::SymIntArrayRef blockSi
               "Unsupported output dtype: ", pyDtype(outputDtype));
   getAndCheckQminQmax(inputDtype, quantMin, quantMax);
 
-  TORCH_CHECK(static_cast<int64_t>(blockSize.size()) == input.dim(), "Got input dim:", input.dim(),
-              ", block_size: ", pyList(blockSize));
-  auto [shapeForReduction, reductionDims] = getReductionParams(blockSize, input.sizes());
+  const Blocked blocked = blockedViews(input, blockSize, scale);
   const std::vector<int64_t> originalShape = input.sizes().vec();
-  const at::Tensor x = input.view(shapeForReduction);
-  std::vector<int64_t> shapeAfterReduction = shapeForReduction;
-  for (int64_t i : reductionDims) shapeAfterReduction[static_cast<std::size_t>(i)] = 1;
-  const at::Tensor s = scale.view(shapeAfterReduction);
+  const at::Tensor& x = blocked.input;
+  const at::Tensor& s = blocked.scale;
+  const std::vector<int64_t>& shapeAfterReduction = blocked.shapeAfterReduction;
   std::optional<at::Tensor> zp;
   if (zeroPoint.has_value()) zp = zeroPoint->view(shapeAfterReduction);
 
