@@ -2,6 +2,7 @@
 // the FX table is torch's, and every node's output is what torch.fx.Interpreter computed in Python,
 // bit for bit, with the quantized ops run by our native kernels and subclass weights read as data.
 #include <QtTest>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 #include "program/ProgramLoader.h"
 #include "program/ProgramSummary.h"
 #include "program/Safetensors.h"
+#include "program/TensorValues.h"
 
 using namespace torchir;
 using namespace torchir::test;
@@ -138,6 +140,36 @@ class QuantizedTest : public QObject {
     for (const char* key : {"pytorch_version", "model_name"}) ours.erase(key), theirs.erase(key);
     for (const auto& [key, value] : theirs.items()) QVERIFY2(ours[key] == value, (n + ": " + key + " differs").c_str());
     QCOMPARE(ours.size(), theirs.size());
+  }
+
+  // Edit and continue and step back work on quantization as on any op: a quantize node's scale
+  // doubled halves its codes' distance from the zero point; a step back makes the same bits again.
+  void editAndStepBackOnAQuantizeNode() {
+    const Program p = loadProgram(quantPath("q_pt2e_cnn", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(quantPath("q_pt2e_cnn", ".inputs.safetensors"))).ok());
+    const NodeId q = *p.findNode("quantize_per_tensor");
+    const ValueId codes = p.node(q).outputs.at(0);
+    QCOMPARE(s->runTo(q).reason, StopReason::Stepped);
+    const TensorData asExported = *s->tensor(codes);
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->position(), q);
+    QCOMPARE(s->step().reason, StopReason::Stepped);
+    QVERIFY(sameTensor(*s->tensor(codes), asExported));
+    double scale = 0;
+    for (const auto& a : p.node(q).inputs)
+      if (const auto* f = a.arg.as<arg::Float>(); f && a.name == "scale") scale = f->value;
+    QVERIFY(scale > 0);
+    s->setPatches(q, {ArgumentPatch{"scale", ArgumentPatch::Kind::Scalar, 2 * scale, DType::Unknown, {}, {}}});
+    s->reset();
+    QVERIFY(s->setInputs(inputsOf(quantPath("q_pt2e_cnn", ".inputs.safetensors"))).ok());
+    QCOMPARE(s->runTo(q).reason, StopReason::Stepped);
+    const TensorData edited = *s->tensor(codes);
+    int64_t closer = 0;
+    for (int64_t i = 0; i < edited.numel(); ++i)
+      closer += std::abs(elementAsDouble(edited, i) - 132) <= std::abs(elementAsDouble(asExported, i) - 132);
+    QCOMPARE(closer, edited.numel());
+    QVERIFY(!sameTensor(edited, asExported));
   }
 
   void infoCountsQuantization() {
