@@ -7,6 +7,7 @@
 #include "Repro.h"
 #include "aten/AtenBackend.h"
 #include "program/Pt2Writer.h"
+#include "program/QuantOps.h"
 #include "program/Safetensors.h"
 
 namespace torchir {
@@ -14,6 +15,21 @@ namespace {
 
 /// A Python string literal of any text (JSON's escapes are Python's).
 std::string pythonString(const std::string& s) { return nlohmann::json(s).dump(); }
+
+/// The imports that define, in Python, the ops of the part that torch alone lacks: the quantization
+/// libraries (torchir runs them natively; torch.export.load needs their Python definitions).
+std::string libraryImports(const Program& part) {
+  bool decomposed = false, torchao = false;
+  for (const Node& n : part.nodes) {
+    decomposed |= n.target.rfind("quantized_decomposed.", 0) == 0;
+    torchao |= n.target.rfind("torchao.", 0) == 0 || quantRole(n.target) == QuantRole::InnerTensor;
+  }
+  for (const auto& [key, t] : part.weights) torchao |= t.subclass != nullptr;
+  std::string out;
+  if (decomposed) out += "import torch.ao.quantization.fx._decomposed  # the quantized_decomposed ops\n";
+  if (torchao) out += "import torchao  # its ops and tensor subclasses\n";
+  return out;
+}
 
 std::string script(const Repro& r, const std::string& stem, int threads) {
   return R"py(#!/usr/bin/env python3
@@ -27,7 +43,7 @@ import pathlib
 import sys
 
 import torch
-from safetensors import safe_open
+)py" + libraryImports(r.program) + R"py(from safetensors import safe_open
 
 HERE = pathlib.Path(__file__).resolve().parent
 STEM = )py" + pythonString(stem) + R"py(
