@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (the quantized fixtures' ops)
+import torchao  # noqa: F401  (their torchao ops and tensor subclasses)
 from safetensors import safe_open
 from safetensors.torch import load_file
 
@@ -33,6 +35,10 @@ def programs(fixtures):
         d = fixtures / f["name"]
         inputs = d / f"{f['name']}.inputs.safetensors"
         yield f["name"], d / f"{f['name']}.pt2", inputs if inputs.exists() else None
+    quant = json.loads((fixtures / "quant" / "manifest.json").read_text())
+    for f in quant["fixtures"]:
+        d = fixtures / "quant" / f["name"]
+        yield f"quant/{f['name']}", d / f"{f['name']}.pt2", d / f"{f['name']}.inputs.safetensors"
     old = json.loads((fixtures / "old_torch" / "manifest.json").read_text())
     for f in old["files"]:
         d = fixtures / "old_torch" / f["dir"]
@@ -41,8 +47,9 @@ def programs(fixtures):
 
 
 def is_aten_op(n):
+    """An op a repro can be cut at: ATen's, and the quantization ops torchir runs natively."""
     return n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and \
-        n.target.namespace == "aten" and n.target is not torch.ops.aten.sym_size.int
+        n.target.namespace in ("aten", "quantized_decomposed", "torchao") and n.target is not torch.ops.aten.sym_size.int
 
 
 def is_higher_order(n):
