@@ -622,6 +622,16 @@ class TestStudioEndToEnd : public QObject {
     const QString stats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
     QVERIFY2(stats.contains(QStringLiteral("codes in [0, 255]: at quant_min")), qPrintable(stats));
     saveScreenshot(window, QStringLiteral("quantized_cnn.png"));
+    // an int8 weight: per channel, each code with its channel's scale
+    const auto weight = program.findNode("b__frozen_param0");
+    QVERIFY(weight);
+    table->selectRow(*weight);
+    QTRY_COMPARE_WITH_TIMEOUT(window.tensorViewer()->title(), QStringLiteral("b__frozen_param0"), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
+    const QString weightCode = window.tensorViewer()->sliceModel()->index(0, 0).data().toString();
+    QVERIFY2(QRegularExpression(QStringLiteral("^-?\\d+ \\(-?[0-9.e+-]+\\)$")).match(weightCode).hasMatch(), qPrintable(weightCode));
+    const QString weightStats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
+    QVERIFY2(weightStats.contains(QStringLiteral("per channel along dim 0 (16 scales)")), qPrintable(weightStats));
 
     window.findChild<QAction*>(QStringLiteral("showQuantizationNodesAction"))->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(graph->scene()->boxForNode(*quantize) != nullptr, kTimeoutMs);
