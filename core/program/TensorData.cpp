@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "OneLine.h"
+
 namespace torchir {
 
 std::string sizesText(const std::vector<int64_t>& sizes) {
@@ -81,7 +83,7 @@ const TensorData* TensorSubclass::innerTensor(const std::string& attribute) cons
 std::string TensorSubclass::summary() const {
   std::string s = className + "(";
   for (std::size_t i = 0; i < inner.size(); ++i)
-    s += (i ? ", " : "") + inner[i].first + " " + std::string(dtypeName(inner[i].second.dtype)) + " " +
+    s += (i ? ", " : "") + oneLine(inner[i].first, 64) + " " + std::string(dtypeName(inner[i].second.dtype)) + " " +
          sizesText(inner[i].second.sizes);
   return s + ")";
 }

@@ -6,6 +6,7 @@
 
 #include "LoadError.h"
 #include "MappedFile.h"
+#include "OneLine.h"
 #include "Pt2Archive.h"
 #include "Unpickler.h"
 
@@ -155,15 +156,14 @@ void appendRepr(const PickleValue& v, std::string& out) {
 // nested one) and the rest of its state as text.
 TensorData subclassTensor(const PickleValue& v) {
   auto sub = std::make_shared<TensorSubclass>();
-  sub->className = v.s;
+  sub->className = oneLine(v.s, 200);  // a stranger's text: shown, so one line, no escapes
   for (const auto& [key, value] : v.entries) {
-    if (value->kind == Kind::Tensor) sub->inner.emplace_back(key->s, value->tensor);
+    if (value->kind == Kind::Tensor) sub->inner.emplace_back(key->s, value->tensor);  // looked up by the graph's attr
     else if (value->kind == Kind::Subclass) sub->inner.emplace_back(key->s, subclassTensor(*value));
     else {
       std::string text;
       appendRepr(*value, text);
-      if (text.size() > kMaxFieldText) text = text.substr(0, kMaxFieldText) + "...";
-      sub->fields.emplace_back(key->s, std::move(text));
+      sub->fields.emplace_back(oneLine(key->s, kMaxFieldText), oneLine(text, kMaxFieldText));
     }
   }
   TensorData t = v.tensor;
