@@ -21,6 +21,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
+#include <numeric>
 
 #include "Fixtures.h"
 #include "graph/ComparisonLegend.h"
@@ -31,6 +32,7 @@
 #include "program/QuantOps.h"
 #include "program/Safetensors.h"
 #include "panels/FxTableModel.h"
+#include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
@@ -621,6 +623,10 @@ class TestStudioEndToEnd : public QObject {
     QVERIFY2(QRegularExpression(QStringLiteral("^\\d+ \\(-?[0-9.e+-]+\\)$")).match(code).hasMatch(), qPrintable(code));
     const QString stats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
     QVERIFY2(stats.contains(QStringLiteral("codes in [0, 255]: at quant_min")), qPrintable(stats));
+    // the histogram: one bin per code over the whole quant range, every element counted
+    const auto& bins = window.tensorViewer()->findChild<torchir::ui::HistogramWidget*>(QStringLiteral("tensorHistogram"))->bins();
+    QCOMPARE(bins.size(), std::size_t{256});
+    QCOMPARE(std::accumulate(bins.begin(), bins.end(), int64_t{0}), int64_t{2 * 3 * 16 * 16});
     saveScreenshot(window, QStringLiteral("quantized_cnn.png"));
     // an int8 weight: per channel, each code with its channel's scale
     const auto weight = program.findNode("b__frozen_param0");
