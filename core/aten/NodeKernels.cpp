@@ -312,6 +312,10 @@ std::unique_ptr<NodeKernel> irGetItemKernel(const Program& p, const Node& n) {
 
 }  // namespace
 
+std::unique_ptr<NodeKernel> unsupportedKernel(KernelProblem problem, std::string schema) {
+  return std::make_unique<UnsupportedKernel>(std::move(problem), std::move(schema));
+}
+
 std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,
                                               DType floatingAs) {
   const bool ir = p.source.format == "ir-json";

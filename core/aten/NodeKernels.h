@@ -59,6 +59,9 @@ class NodeKernel {
   }
 };
 
+/// A kernel for a node that cannot run: its run throws the problem's message.
+std::unique_ptr<NodeKernel> unsupportedKernel(KernelProblem problem, std::string schema = {});
+
 /// The kernel of node `n`: a higher-order op's subgraphs become child sessions through `make`.
 /// `floatingAs`: a shadow run's floating dtype (shadowFloatingDtypes), Unknown for a plain run.
 std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,

@@ -68,17 +68,6 @@ class SubclassInnerKernel final : public NodeKernel {
   std::string m_attribute;
 };
 
-class UnusableKernel final : public NodeKernel {
- public:
-  explicit UnusableKernel(std::string why) : m_problem{DiagnosisClass::RuntimeError, std::move(why)} {}
-  std::string schema() const override { return kSchema; }
-  const KernelProblem* problem() const override { return &m_problem; }
-  void run(FrameValues&, torch::jit::Stack&, NodeRun&) override { throw std::runtime_error(m_problem.message); }
-
- private:
-  KernelProblem m_problem;
-};
-
 /// Reached only by a plain tensor: a subclass weight runs through SubclassInnerKernel, never the
 /// dispatcher. Python's words for the same call.
 at::Tensor notASubclass(const at::Tensor& src, c10::string_view) {
@@ -116,7 +105,8 @@ std::unique_ptr<NodeKernel> subclassInnerKernel(const Program& p, const Node& n)
     else if (const auto* l = a.arg.as<arg::Attribute>(); l && l->value.asString()) attribute = *l->value.asString(), named = true;
   }
   if (source == kNone || !named)
-    return std::make_unique<UnusableKernel>("access_subclass_inner_tensor needs a tensor and the name of an attribute");
+    return unsupportedKernel({DiagnosisClass::RuntimeError, "access_subclass_inner_tensor needs a tensor and the name of an attribute"},
+                             kSchema);
   return std::make_unique<SubclassInnerKernel>(p, n, source, attribute);
 }
 
