@@ -6,6 +6,7 @@
 
 #include "Repro.h"
 #include "aten/AtenBackend.h"
+#include "program/OneLine.h"
 #include "program/Pt2Writer.h"
 #include "program/QuantOps.h"
 #include "program/Safetensors.h"
@@ -15,6 +16,18 @@ namespace {
 
 /// A Python string literal of any text (JSON's escapes are Python's).
 std::string pythonString(const std::string& s) { return nlohmann::json(s).dump(); }
+
+/// Text from the input (a node name, a module path, the file's name) inside the script's docstring:
+/// one line, and no quote or backslash that could end the docstring early or start an escape, so a
+/// stranger's text stays words and never becomes code.
+std::string docstringText(const std::string& s) {
+  std::string out;
+  for (char c : oneLine(s, 400)) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 /// The imports that define, in Python, the ops of the part that torch alone lacks: the quantization
 /// libraries (torchir runs them natively; torch.export.load needs their Python definitions).
@@ -33,11 +46,11 @@ std::string libraryImports(const Program& part) {
 
 std::string script(const Repro& r, const std::string& stem, int threads) {
   return R"py(#!/usr/bin/env python3
-"""Repro: )py" + r.description + R"py(, as torchir ran it.
+"""Repro: )py" + docstringText(r.description) + R"py(, as torchir ran it.
 
-Loads )py" + stem + R"py(.pt2 with torch.export.load and runs it on its example inputs (the values the
+Loads )py" + docstringText(stem) + R"py(.pt2 with torch.export.load and runs it on its example inputs (the values the
 part received in the run) at the run's intra-op thread count, which the bits depend on. Then compares its outputs bit for bit with those torchir
-computed ()py" + stem + R"py(.outputs.safetensors). Exit 0 when every output is equal.
+computed ()py" + docstringText(stem) + R"py(.outputs.safetensors). Exit 0 when every output is equal.
 """
 import pathlib
 import sys

@@ -3,6 +3,7 @@
 // eager's bits; what cannot be written or cut out is refused in words. That torch.export.load
 // runs repros is tests/repro/check_repros.py's part.
 #include <QTemporaryDir>
+#include <fstream>
 #include <QtTest>
 
 #include "RunComparison.h"
@@ -93,6 +94,33 @@ class ReproTest : public QObject {
     const Repro r = extractRepro(*s, {ReproPart::Module, "fc2"});
     QCOMPARE(r.inputs.size(), std::size_t{1});
     for (int64_t i = 0; i < r.inputs[0].numel(); ++i) QCOMPARE(elementAsDouble(r.inputs[0], i), 1.0);
+  }
+
+  // A stranger's text (a module path, the file's name) stays words in the repro's docstring: a
+  // crafted name cannot end it and make the script run code of its own.
+  void aStrangersTextStaysInTheDocstring() {
+    const Program p = loadProgram(fixturePath("mlp", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    Repro r = extractRepro(*s, {ReproPart::Node, "relu"});
+    r.description = "module 'a\"\"\"\nimport os; os.system(\"touch pwned\")\n\"\"\"\\' of x.pt2";
+    QTemporaryDir dir;
+    const auto files = writeRepro(r, dir.filePath(QStringLiteral("we\"\"\"ird.pt2")).toStdString());
+    std::string py;
+    for (const auto& f : files)
+      if (f.size() > 3 && f.compare(f.size() - 3, 3, ".py") == 0) {
+        std::ifstream in(f);
+        py.assign(std::istreambuf_iterator<char>(in), {});
+      }
+    QVERIFY(!py.empty());
+    // the module docstring ends where the script's code begins, with the hostile text inside it
+    const std::size_t open = py.find("\"\"\""), close = py.find("\"\"\"", open + 3);
+    QVERIFY(open != std::string::npos && close != std::string::npos);
+    QCOMPARE(QString::fromStdString(py.substr(close, 18)), QStringLiteral("\"\"\"\nimport pathlib"));
+    const std::string doc = py.substr(open, close - open);
+    QVERIFY2(doc.find(R"(a\"\"\"\\nimport os; os.system(\"touch pwned\"))") != std::string::npos, doc.c_str());
+    QVERIFY2(doc.find(R"(we\"\"\"ird.pt2)") != std::string::npos, doc.c_str());
+    QVERIFY(py.find("\nimport os") == std::string::npos);
   }
 
   void aRunThatStopsFirstSaysSo() {
