@@ -250,6 +250,19 @@ class TestSessionController : public QObject {
     QVERIFY2(!problem.isEmpty() && !problem.contains(QLatin1Char('\n')), qPrintable(problem));
   }
 
+  // Compare › With Another File: an IR JSON brings the weights file beside it, as File › Open and
+  // the command line find it, so its run pairs with ours to the end.
+  void comparisonWithAnIrJsonFindsItsWeights() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    c.compareWith({torchir::ui::CompareRequest::File, torchir::DType::Float64,
+                   torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json"))});
+    QTRY_VERIFY_WITH_TIMEOUT(c.comparison() && c.state() != RunState::Running, kTimeoutMs);
+    QCOMPARE(c.comparison()->reference, QStringLiteral("mlp.ir.json"));
+    QVERIFY2(c.comparison()->referenceFailure.isEmpty(), qPrintable(c.comparison()->referenceFailure));
+    QCOMPARE(c.state(), RunState::Finished);
+  }
+
   // A comparison the run was part of comes back with the capture: each node's metrics, the
   // reference's name, the first NaN/Inf's slice, as the table and the graph showed them.
   void captureKeepsTheComparison() {

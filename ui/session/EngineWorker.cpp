@@ -9,6 +9,7 @@
 
 #include "aten/AtenBackend.h"
 #include "check/ProgramCheck.h"
+#include "program/CompanionFiles.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
 #include "program/MappedFile.h"
@@ -293,7 +294,9 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
         reference->description = QString::fromUtf8(torchir::dtypeName(request.dtype).data());
         break;
       case CompareRequest::File:
-        reference->program = std::make_shared<torchir::Program>(torchir::loadProgram(path));
+        // an IR JSON with the weights and constants files beside it, as File › Open finds them
+        reference->program = std::make_shared<torchir::Program>(
+            torchir::loadProgram(path, torchir::withCompanionFiles(path, {})));
         reference->description = QFileInfo(request.path).fileName();
         break;
       case CompareRequest::Weights:
