@@ -96,6 +96,18 @@ int columnNamed(const QAbstractItemModel* model, const QString& title) {
   return -1;
 }
 
+/// Selects the node's row and waits for the tensor viewer to show its output with statistics: its
+/// first cell and its quantization line (codes, clipping, qparams).
+void showOutputOf(MainWindow& window, torchir::NodeId node, QString* firstCell, QString* quantization) {
+  auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+  table->selectRow(node);
+  const QString name = QString::fromStdString(window.program()->program.node(node).name);
+  QTRY_COMPARE_WITH_TIMEOUT(window.tensorViewer()->title(), name, kTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
+  *firstCell = window.tensorViewer()->sliceModel()->index(0, 0).data().toString();
+  *quantization = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
+}
+
 }  // namespace
 
 class TestStudioEndToEnd : public QObject {
@@ -616,12 +628,10 @@ class TestStudioEndToEnd : public QObject {
     const int output = columnNamed(table->model(), QStringLiteral("output"));
     const QString cell = table->model()->index(*quantize, output).data().toString();
     QVERIFY2(cell.startsWith(QStringLiteral("uint8[2, 3, 16, 16] s=")) && cell.contains(QStringLiteral("zp=")), qPrintable(cell));
-    table->selectRow(*quantize);
-    QTRY_COMPARE_WITH_TIMEOUT(window.tensorViewer()->title(), QStringLiteral("quantize_per_tensor"), kTimeoutMs);
-    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
-    const QString code = window.tensorViewer()->sliceModel()->index(0, 0).data().toString();
-    QVERIFY2(QRegularExpression(QStringLiteral("^\\d+ \\(-?[0-9.e+-]+\\)$")).match(code).hasMatch(), qPrintable(code));
-    const QString stats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
+    const QRegularExpression codeAndValue(QStringLiteral("^-?\\d+ \\(-?[0-9.e+-]+\\)$"));
+    QString code, stats;
+    showOutputOf(window, *quantize, &code, &stats);
+    QVERIFY2(codeAndValue.match(code).hasMatch() && !code.startsWith('-'), qPrintable(code));  // uint8
     QVERIFY2(stats.contains(QStringLiteral("codes in [0, 255]: at quant_min")), qPrintable(stats));
     // the histogram: one bin per code over the whole quant range, every element counted
     const auto& bins = window.tensorViewer()->findChild<torchir::ui::HistogramWidget*>(QStringLiteral("tensorHistogram"))->bins();
@@ -631,13 +641,9 @@ class TestStudioEndToEnd : public QObject {
     // an int8 weight: per channel, each code with its channel's scale
     const auto weight = program.findNode("b__frozen_param0");
     QVERIFY(weight);
-    table->selectRow(*weight);
-    QTRY_COMPARE_WITH_TIMEOUT(window.tensorViewer()->title(), QStringLiteral("b__frozen_param0"), kTimeoutMs);
-    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
-    const QString weightCode = window.tensorViewer()->sliceModel()->index(0, 0).data().toString();
-    QVERIFY2(QRegularExpression(QStringLiteral("^-?\\d+ \\(-?[0-9.e+-]+\\)$")).match(weightCode).hasMatch(), qPrintable(weightCode));
-    const QString weightStats = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
-    QVERIFY2(weightStats.contains(QStringLiteral("per channel along dim 0 (16 scales)")), qPrintable(weightStats));
+    showOutputOf(window, *weight, &code, &stats);
+    QVERIFY2(codeAndValue.match(code).hasMatch(), qPrintable(code));
+    QVERIFY2(stats.contains(QStringLiteral("per channel along dim 0 (16 scales)")), qPrintable(stats));
 
     window.findChild<QAction*>(QStringLiteral("showQuantizationNodesAction"))->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(graph->scene()->boxForNode(*quantize) != nullptr, kTimeoutMs);
