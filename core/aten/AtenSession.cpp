@@ -4,7 +4,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <functional>
 #include <utility>
 #include <optional>
@@ -147,18 +149,33 @@ class AtenSession final : public Session {
     return runWhile([] { return false; }, observer);
   }
 
+  StepOutcome replayTo(NodeId next, RunObserver* observer, Replay keep) override {
+    next = std::clamp<NodeId>(next, 0, static_cast<NodeId>(m_p.nodes.size()));
+    const auto breakpoints = std::exchange(m_breakpoints, {});
+    const StopConditions stops = std::exchange(m_stops, {});
+    const std::size_t budget = m_budget.limit();
+    if (keep == Replay::KeepEveryValue) m_budget.setLimit(std::numeric_limits<std::size_t>::max());
+    struct Restore {
+      AtenSession& s;
+      std::set<NodeId> breakpoints;
+      StopConditions stops;
+      std::size_t budget;
+      ~Restore() {
+        s.m_breakpoints = std::move(breakpoints);
+        s.m_stops = stops;
+        s.m_budget.setLimit(budget);
+      }
+    } restore{*this, breakpoints, stops, budget};
+    reset();
+    return runWhile([&] { return m_pos >= next; }, observer);
+  }
+
   StepOutcome stepBack(RunObserver* observer) override {
     NodeId target = kNone;
     for (NodeId n = std::min<NodeId>(m_pos, static_cast<NodeId>(m_p.nodes.size())) - 1; n >= 0 && target == kNone; --n)
       if (m_kernels[static_cast<std::size_t>(n)]->doesWork() && m_runs[static_cast<std::size_t>(n)].executed) target = n;
     if (target == kNone) return {StopReason::Stepped, {}};
-    const auto breakpoints = std::exchange(m_breakpoints, {});
-    const StopConditions stops = std::exchange(m_stops, {});
-    reset();
-    StepOutcome o = runWhile([&] { return m_pos >= target; }, observer);
-    m_breakpoints = breakpoints;
-    m_stops = stops;
-    return o;
+    return replayTo(target, observer, Replay::WithinBudget);
   }
 
   void reset() override {
@@ -479,6 +496,7 @@ class AtenSession final : public Session {
     NodeRecord rec;
     rec.node = id;
     rec.executed = true;
+    rec.doesWork = k.doesWork();
     rec.schema = k.schema();
     rec.microseconds = run.microseconds;
     rec.arguments = k.arguments(run);

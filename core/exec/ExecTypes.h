@@ -55,6 +55,9 @@ struct InnerRecord;
 struct NodeRecord {
   NodeId node = kNone;
   bool executed = false;
+  /// An op ran (not a placeholder, a getitem or a size the engine keeps): what "the last op that
+  /// ran" means everywhere (step back, the studio's selection after a step).
+  bool doesWork = false;
   std::string schema;
   std::vector<ArgumentRecord> arguments;
   std::vector<ValueSummary> outputs;

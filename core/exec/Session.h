@@ -22,6 +22,10 @@ struct StepOutcome {
   Diagnosis diagnosis;  // set for Failed and StopCondition
 };
 
+/// What a replay keeps of the values it makes again: what the memory budget allows, or every one
+/// (a repro reads all of its part's values at the part's end).
+enum class Replay : uint8_t { WithinBudget, KeepEveryValue };
+
 /// How a session runs its program: as exported, as a shadow at another floating dtype (the
 /// reference of a comparison), or on another device.
 struct SessionOptions {
@@ -73,10 +77,16 @@ class Session {
   /// Runs to the end, stopping before a breakpoint (not the one it starts at), after a node that
   /// meets a stop condition or that the observer stops at, at a failure, or when cancelled.
   virtual StepOutcome run(RunObserver* observer = nullptr) = 0;
-  /// Goes back one node: the last node that ran is the next to run again, and every value is what
-  /// the forward run had there. The run is made again from the inputs (ops are deterministic at a
-  /// given thread count; values past the memory budget were released), breakpoints and stop
-  /// conditions aside. Stepped, or Cancelled through the observer; nothing happens at the start.
+  /// Makes the run again from the inputs until `next` is the next node to run (nodes.size(): to
+  /// the end), as the forward run went (ops are deterministic at a given thread count; the call
+  /// changes of setPatches apply): breakpoints and stop conditions are suspended, and with
+  /// Replay::KeepEveryValue the memory budget too, so every value made stays held; all three are
+  /// restored after. Stepped (Finished at the end) when it got there, else Failed or Cancelled
+  /// (through the observer) where it stopped short. Step back, a capture reopened and a repro's
+  /// run are this one replay.
+  virtual StepOutcome replayTo(NodeId next, RunObserver* observer = nullptr, Replay keep = Replay::WithinBudget) = 0;
+  /// Goes back one op: the last node that did work is the next to run again, and every value is
+  /// what the forward run had there (replayTo it). Nothing happens at the start.
   virtual StepOutcome stepBack(RunObserver* observer = nullptr) = 0;
   virtual void reset() = 0;
 

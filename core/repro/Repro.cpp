@@ -166,10 +166,9 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
       throw std::invalid_argument("node '" + node.name + "' has a change to its call; a repro holds calls as exported");
   }
 
-  session.reset();
-  session.setMemoryBudget(std::numeric_limits<std::size_t>::max());  // the part's values are all read at its end
   BoundaryCapture capture(session, inPart, observer);
-  const StepOutcome outcome = session.runTo(last, &capture);
+  // the part's values are all read at its end: the replay keeps every one
+  const StepOutcome outcome = session.replayTo(last + 1, &capture, Replay::KeepEveryValue);
   const NodeRecord* lastRecord = session.record(last);
   if (!lastRecord || !lastRecord->executed) {
     if (outcome.reason == StopReason::Cancelled) throw std::runtime_error("cancelled");

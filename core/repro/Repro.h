@@ -29,8 +29,8 @@ struct Repro {
   std::string description;          // "node 'linear_1' (aten.linear.default) of mlp.pt2"
 };
 
-/// Runs `session` from its inputs (set, and its changes to calls applied) until the part has run,
-/// and cuts the part out: every tensor it takes from outside becomes a placeholder (a weight stays
+/// Makes `session`'s run again from its inputs (set, and its changes to calls applied) until the
+/// part has run, every value kept (Session::replayTo), and cuts the part out: every tensor it takes from outside becomes a placeholder (a weight stays
 /// a weight, with the run's data; anything else is a user input, with the value it had), every
 /// value it gives to the rest of the program (all its node's outputs, for a node) an output, and
 /// every symbolic size the size it had, so the repro is static. Throws std::runtime_error when the

@@ -250,6 +250,39 @@ class TestSessionController : public QObject {
     QVERIFY2(!problem.isEmpty() && !problem.contains(QLatin1Char('\n')), qPrintable(problem));
   }
 
+  // A capture made past a NaN with Stop on NaN/Inf on is made again to where it stood, not to the
+  // NaN: the replay is the forward run as it went, its stop conditions aside.
+  void captureOfANanRunReopensWhereItStood() {
+    QTemporaryDir dir;
+    torchir::StopConditions stops;
+    stops.nanOrInf = true;
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("nan_from_sqrt")));
+    c.setStopConditions(stops);
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::StopCondition);
+    QCOMPARE(c.marks().failed, nodeId(c, "sqrt"));
+    // `add` makes NaN of NaN: a stop there too, at the end of the run
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::StopCondition);
+    QCOMPARE(c.state(), RunState::Finished);
+    const QString path = dir.filePath(QStringLiteral("nan.capture"));
+    QSignalSpy saved(&c, &SessionController::captureSaved);
+    c.saveCapture(path);
+    QVERIFY(saved.wait(kTimeoutMs));
+    QCOMPARE(saved.first().at(1).toString(), QString());
+
+    SessionController r;
+    r.setStopConditions(stops);
+    r.setProgram(openThroughLoader(path));
+    QTRY_VERIFY_WITH_TIMEOUT(r.state() != RunState::Starting, kTimeoutMs);
+    QCOMPARE(r.state(), RunState::Finished);
+    QVERIFY(r.canStepBack());
+    // made again to the end, then one op back: `add` runs next (a replay stopped at the NaN would
+    // step back from `add` to `sqrt`)
+    QCOMPARE(runCommand(r, [&] { r.stepBack(); }), StopReason::Stepped);
+    QCOMPARE(r.marks().current, nodeId(r, "add"));
+    QVERIFY(r.record(nodeId(r, "sqrt")) && !r.record(nodeId(r, "add")));
+  }
+
   // Compare › With Another File: an IR JSON brings the weights file beside it, as File › Open and
   // the command line find it, so its run pairs with ours to the end.
   void comparisonWithAnIrJsonFindsItsWeights() {

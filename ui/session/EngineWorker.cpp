@@ -148,18 +148,12 @@ void EngineWorker::startFromCapture(const torchir::Capture& capture) {
     if (const auto v = p.findValue(name)) m_pinned[*v] = tensor;
 }
 
-void EngineWorker::replayCapture(torchir::RunObserver& observer) {
+torchir::StepOutcome EngineWorker::replayCapture(torchir::RunObserver& observer) {
   const torchir::NodeId to = *std::exchange(m_replayTo, std::nullopt);
   m_pinned.clear();
-  const torchir::Program& p = m_program->program;
-  torchir::NodeId last = to - 1;  // the last node that had run, past placeholders
-  while (last >= 0 && p.node(last).opcode != torchir::Opcode::CallFunction) --last;
-  if (last < 0) return;
-  m_session->setBreakpoints({});  // made again as it was, not stopped on the way
-  m_session->runTo(last, &observer);
-  m_session->setBreakpoints(m_breakpoints);
   m_reportedUpTo = 0;  // the GUI's records are the capture's: send the run's
   m_restartPending = true;
+  return m_session->replayTo(to, &observer);
 }
 
 void EngineWorker::clear() {
@@ -214,10 +208,17 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
   CommandObserver observer(*this, generation, commandId);
   torchir::StepOutcome outcome;
   try {
-    if (m_replayTo && command != EngineCommand::Reset) replayCapture(observer);
+    if (m_replayTo && command != EngineCommand::Reset) {
+      // the capture's run made again first; a command goes on only from where the capture stood
+      outcome = replayCapture(observer);
+      if (outcome.reason != torchir::StopReason::Stepped && outcome.reason != torchir::StopReason::Finished)
+        command = EngineCommand::Replay;
+    }
     m_replayTo.reset();  // a reset starts from the inputs as well
     m_pinned.clear();
     switch (command) {
+      case EngineCommand::Replay:
+        break;
       case EngineCommand::Step:
         outcome = m_session->step(&observer);
         break;
@@ -469,8 +470,10 @@ void EngineWorker::tryPatches(quint64 generation, torchir::NodeId node,
   try {
     if (m_replayTo) {
       CommandObserver observer(*this, generation, std::numeric_limits<quint64>::max());  // not a command: never stopped
-      replayCapture(observer);
+      const torchir::StepOutcome replayed = replayCapture(observer);
       Q_EMIT reported(makeReport(generation));
+      if (replayed.reason == torchir::StopReason::Failed)
+        throw std::runtime_error("the capture's run could not be made again: " + replayed.diagnosis.message);
     }
     trial = m_session->tryPatches(node, patches);
   } catch (const std::exception& e) {

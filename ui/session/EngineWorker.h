@@ -40,7 +40,8 @@ struct EngineControls {
 };
 
 /// Compare starts a paired run (its report ends every paired command); CompareOn runs it on.
-enum class EngineCommand { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn };
+/// Replay: a command that ended in making a capture's run again (it failed or was stopped there).
+enum class EngineCommand { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn, Replay };
 
 /// The session's state after some work, with copies of the records of the nodes that ran since the
 /// previous report. Nodes run in order, so everything before `position` has run.
@@ -127,7 +128,8 @@ class EngineWorker : public QObject {
   /// the capture has it and not made: the first command that needs it makes it again, up to the
   /// node the capture stood at, before doing what it was asked.
   void startFromCapture(const torchir::Capture& capture);
-  void replayCapture(torchir::RunObserver& observer);
+  /// The capture's run made again up to where it stood (Session::replayTo).
+  torchir::StepOutcome replayCapture(torchir::RunObserver& observer);
 
   std::shared_ptr<EngineControls> m_controls;
   torchir::ui::LoadedProgramPtr m_program;     // outlives m_session, which refers to its Program
