@@ -10,6 +10,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "compare/ComparisonJson.h"
+#include "exec/ExecJson.h"
+#include "program/JsonFields.h"
 #include "program/LenientJson.h"
 #include "program/LoadError.h"
 #include "program/MappedFile.h"
@@ -21,9 +24,7 @@ namespace {
 using Json = nlohmann::json;
 constexpr const char* kMetadataKey = "torchir.capture";
 
-// ---- names of the enums, both ways
-
-const char* patchKindName(ArgumentPatch::Kind k) {
+std::string_view patchKindName(ArgumentPatch::Kind k) {
   switch (k) {
     case ArgumentPatch::Kind::Scalar: return "scalar";
     case ArgumentPatch::Kind::Cast: return "cast";
@@ -33,225 +34,32 @@ const char* patchKindName(ArgumentPatch::Kind k) {
   return "?";
 }
 
-template <class Enum>
-std::optional<Enum> enumNamed(const std::string& name, int count, std::string_view (*nameOf)(Enum)) {
-  for (int i = 0; i < count; ++i)
-    if (nameOf(static_cast<Enum>(i)) == name) return static_cast<Enum>(i);
-  return std::nullopt;
-}
-
-std::string_view patchKindView(ArgumentPatch::Kind k) { return patchKindName(k); }
-
-// ---- writing
-
-Json summaryJson(const ValueSummary& v) {
-  return {{"kind", v.kind}, {"dtype", std::string(dtypeName(v.dtype))}, {"sizes", v.sizes},
-          {"strides", v.strides}, {"device", v.device}, {"text", v.text}};
-}
-
-Json argumentsJson(const std::vector<ArgumentRecord>& arguments) {
-  Json out = Json::array();
-  for (const ArgumentRecord& a : arguments)
-    out.push_back({{"name", a.name}, {"type", a.declaredType}, {"source", std::string(argSourceName(a.source))},
-                   {"detail", a.sourceDetail}, {"value", summaryJson(a.value)}});
-  return out;
-}
-
-Json recordJson(const NodeRecord& r) {
-  Json outputs = Json::array();
-  for (const ValueSummary& v : r.outputs) outputs.push_back(summaryJson(v));
-  return {{"executed", r.executed}, {"schema", r.schema}, {"arguments", argumentsJson(r.arguments)},
-          {"outputs", outputs}, {"us", r.microseconds}};
-}
-
-/// JSON has no infinities or NaN (nlohmann writes them as null): those are the strings Python's
-/// float() reads, "inf", "-inf" and "nan".
-Json realJson(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
-
 Json comparisonJson(const Capture::Comparison& c) {
   Json nodes = Json::array();
   for (const auto& [node, n] : c.nodes) {
-    const TensorMetrics& m = n.metrics;
-    nodes.push_back({{"node", node}, {"output", n.output}, {"max_abs", realJson(m.maxAbs)}, {"max_rel", realJson(m.maxRel)},
-                     {"mean_abs", realJson(m.meanAbs)}, {"cosine", realJson(m.cosine)}, {"sqnr_db", realJson(m.sqnrDb)},
-                     {"nonfinite_a", m.nonfiniteA}, {"nonfinite_b", m.nonfiniteB}, {"nonfinite_apart", m.nonfiniteApart},
-                     {"compared", m.compared}, {"metrics_problem", m.problem}, {"tolerance", realJson(n.tolerance)},
-                     {"own_rel", n.ownRel ? realJson(*n.ownRel) : Json(nullptr)}, {"own_problem", n.ownProblem},
-                     {"diverges", n.diverges}, {"starts_divergence", n.startsDivergence},
-                     {"makes_nonfinite", n.makesNonfinite}, {"problem", n.problem}});
+    Json entry = nodeComparisonJson(n);
+    entry["node"] = node;
+    nodes.push_back(std::move(entry));
   }
   return {{"reference", c.reference}, {"reference_failure", c.referenceFailure}, {"nodes", nodes},
           {"nonfinite_slice", c.nonfiniteSlice}};
 }
 
-Json diagnosisJson(const Diagnosis& d) {
-  return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
-          {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation},
-          {"arguments", argumentsJson(d.arguments)}, {"stack", d.stackTrace}};
+Capture::Comparison comparisonFromJson(const JsonFields& f, const Json& o, const std::string& where) {
+  Capture::Comparison c;
+  c.reference = f.text(o, "reference", where);
+  c.referenceFailure = f.text(o, "reference_failure", where);
+  const Json& nodes = f.array(o, "nodes", where);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string w = where + ".nodes[" + std::to_string(i) + "]";
+    c.nodes.emplace_back(f.text(nodes[i], "node", w), nodeComparisonFromJson(f, nodes[i], w));
+  }
+  for (const Json& name : f.array(o, "nonfinite_slice", where)) {
+    if (!name.is_string()) f.fail(where + ".nonfinite_slice holds something that is not a node's name");
+    c.nonfiniteSlice.push_back(name.get<std::string>());
+  }
+  return c;
 }
-
-// ---- reading: every field asked for by name and type, or the file is refused
-
-class Reader {
- public:
-  explicit Reader(std::string path) : m_path(std::move(path)) {}
-
-  [[noreturn]] void fail(const std::string& what) const { throw LoadError(m_path, "capture: " + what); }
-
-  const Json& at(const Json& o, const char* key, const std::string& where) const {
-    if (!o.is_object()) fail(where + " is not an object");
-    const auto it = o.find(key);
-    if (it == o.end()) fail(where + " has no '" + key + "'");
-    return *it;
-  }
-  std::string text(const Json& o, const char* key, const std::string& where) const {
-    const Json& v = at(o, key, where);
-    if (!v.is_string()) fail(where + "." + key + " is not text");
-    return v.get<std::string>();
-  }
-  bool flag(const Json& o, const char* key, const std::string& where) const {
-    const Json& v = at(o, key, where);
-    if (!v.is_boolean()) fail(where + "." + key + " is not true or false");
-    return v.get<bool>();
-  }
-  /// A number, or "inf", "-inf", "nan" (realJson).
-  double number(const Json& o, const char* key, const std::string& where) const {
-    const Json& v = at(o, key, where);
-    if (v.is_number()) return v.get<double>();
-    if (v == "inf") return INFINITY;
-    if (v == "-inf") return -INFINITY;
-    if (v == "nan") return NAN;
-    fail(where + "." + key + " is not a number");
-  }
-  int64_t integer(const Json& o, const char* key, const std::string& where) const {
-    const auto v = exactInt64(at(o, key, where));
-    if (!v) fail(where + "." + key + " is not a 64-bit integer");
-    return *v;
-  }
-  const Json& array(const Json& o, const char* key, const std::string& where) const {
-    const Json& v = at(o, key, where);
-    if (!v.is_array()) fail(where + "." + key + " is not a list");
-    return v;
-  }
-  std::vector<int64_t> ints(const Json& o, const char* key, const std::string& where) const {
-    const Json& list = array(o, key, where);
-    if (list.size() > TensorData::kMaxRank) fail(where + "." + key + " has more than " +
-                                                 std::to_string(TensorData::kMaxRank) + " entries");
-    std::vector<int64_t> out;
-    for (const Json& e : list) {
-      const auto v = exactInt64(e);
-      if (!v) fail(where + "." + key + " holds something that is not a 64-bit integer");
-      out.push_back(*v);
-    }
-    return out;
-  }
-  DType dtype(const Json& o, const char* key, const std::string& where) const {
-    const std::string name = text(o, key, where);
-    if (name == dtypeName(DType::Unknown)) return DType::Unknown;
-    const auto d = dtypeFromName(name);
-    if (!d) fail(where + "." + key + " names no dtype: '" + name + "'");
-    return *d;
-  }
-
-  ValueSummary summary(const Json& o, const std::string& where) const {
-    ValueSummary v;
-    v.kind = text(o, "kind", where);
-    v.dtype = dtype(o, "dtype", where);
-    v.sizes = ints(o, "sizes", where);
-    v.strides = ints(o, "strides", where);
-    v.device = text(o, "device", where);
-    v.text = text(o, "text", where);
-    return v;
-  }
-  std::vector<ArgumentRecord> arguments(const Json& o, const std::string& where) const {
-    std::vector<ArgumentRecord> out;
-    const Json& list = array(o, "arguments", where);
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string w = where + ".arguments[" + std::to_string(i) + "]";
-      ArgumentRecord a;
-      a.name = text(list[i], "name", w);
-      a.declaredType = text(list[i], "type", w);
-      const auto source = enumNamed<ArgSource>(text(list[i], "source", w), 5, argSourceName);
-      if (!source) fail(w + ".source names no source");
-      a.source = *source;
-      a.sourceDetail = text(list[i], "detail", w);
-      a.value = summary(at(list[i], "value", w), w + ".value");
-      out.push_back(std::move(a));
-    }
-    return out;
-  }
-  NodeRecord record(const Json& o, const std::string& where) const {
-    NodeRecord r;
-    r.executed = flag(o, "executed", where);
-    r.schema = text(o, "schema", where);
-    r.arguments = arguments(o, where);
-    const Json& outputs = array(o, "outputs", where);
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-      r.outputs.push_back(summary(outputs[i], where + ".outputs[" + std::to_string(i) + "]"));
-    r.microseconds = number(o, "us", where);
-    return r;
-  }
-  Capture::Comparison comparison(const Json& o, const std::string& where) const {
-    Capture::Comparison c;
-    c.reference = text(o, "reference", where);
-    c.referenceFailure = text(o, "reference_failure", where);
-    const Json& nodes = array(o, "nodes", where);
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const Json& e = nodes[i];
-      const std::string w = where + ".nodes[" + std::to_string(i) + "]";
-      NodeComparison n;
-      const int64_t output = integer(e, "output", w);
-      if (output < 0 || output > std::numeric_limits<int>::max()) fail(w + ".output is out of range");
-      n.output = static_cast<int>(output);
-      TensorMetrics& m = n.metrics;
-      m.maxAbs = number(e, "max_abs", w);
-      m.maxRel = number(e, "max_rel", w);
-      m.meanAbs = number(e, "mean_abs", w);
-      m.cosine = number(e, "cosine", w);
-      m.sqnrDb = number(e, "sqnr_db", w);
-      m.nonfiniteA = integer(e, "nonfinite_a", w);
-      m.nonfiniteB = integer(e, "nonfinite_b", w);
-      m.nonfiniteApart = integer(e, "nonfinite_apart", w);
-      m.compared = integer(e, "compared", w);
-      m.problem = text(e, "metrics_problem", w);
-      n.tolerance = number(e, "tolerance", w);
-      if (!at(e, "own_rel", w).is_null()) n.ownRel = number(e, "own_rel", w);
-      n.ownProblem = text(e, "own_problem", w);
-      n.diverges = flag(e, "diverges", w);
-      n.startsDivergence = flag(e, "starts_divergence", w);
-      n.makesNonfinite = flag(e, "makes_nonfinite", w);
-      n.problem = text(e, "problem", w);
-      c.nodes.emplace_back(text(e, "node", w), std::move(n));
-    }
-    for (const Json& name : array(o, "nonfinite_slice", where)) {
-      if (!name.is_string()) fail(where + ".nonfinite_slice holds something that is not a node's name");
-      c.nonfiniteSlice.push_back(name.get<std::string>());
-    }
-    return c;
-  }
-  Diagnosis diagnosis(const Json& o, const std::string& where) const {
-    Diagnosis d;
-    const auto kind = enumNamed<DiagnosisClass>(text(o, "class", where),
-                                                static_cast<int>(DiagnosisClass::Divergence) + 1, diagnosisClassName);
-    if (!kind) fail(where + ".class names no class of diagnosis");
-    d.kind = *kind;
-    d.nodeName = text(o, "node", where);
-    d.opType = text(o, "op", where);
-    d.schema = text(o, "schema", where);
-    d.message = text(o, "message", where);
-    d.explanation = text(o, "explanation", where);
-    d.arguments = arguments(o, where);
-    d.stackTrace = text(o, "stack", where);
-    return d;
-  }
-
- private:
-  std::string m_path;
-};
 
 std::string patchTensorName(const std::string& node, const std::string& argument) {
   return "patch/" + node + "/" + argument;
@@ -310,7 +118,7 @@ void writeCapture(const std::string& path, const Capture& c) {
   for (const auto& [node, list] : c.patches) {
     Json entries = Json::array();
     for (const ArgumentPatch& p : list) {
-      entries.push_back({{"argument", p.argument}, {"kind", patchKindName(p.kind)}, {"value", realJson(p.value)},
+      entries.push_back({{"argument", p.argument}, {"kind", std::string(patchKindName(p.kind))}, {"value", realJson(p.value)},
                          {"dtype", std::string(dtypeName(p.dtype))}, {"origin", p.origin}});
       if (p.kind == ArgumentPatch::Kind::Replace) tensors[patchTensorName(node, p.argument)] = p.tensor;
     }
@@ -318,7 +126,7 @@ void writeCapture(const std::string& path, const Capture& c) {
   }
   Json records = Json::array();
   for (const auto& [node, r] : c.records) {
-    Json entry = recordJson(r);
+    Json entry = nodeRecordJson(r);
     entry["node"] = node;
     records.push_back(entry);
   }
@@ -338,13 +146,14 @@ void writeCapture(const std::string& path, const Capture& c) {
       {"diagnosis", diagnosisJson(c.diagnosis)},
   };
   if (c.comparison) meta["comparison"] = comparisonJson(*c.comparison);  // optional: older readers pass it by
-  writeSafetensors(path, tensors, {{kMetadataKey, meta.dump()}});
+  // a path or name that is not UTF-8 (a file name can be anything) is kept as U+FFFD, not refused
+  writeSafetensors(path, tensors, {{kMetadataKey, meta.dump(-1, ' ', false, Json::error_handler_t::replace)}});
 }
 
 Capture readCapture(const std::string& path) {
   SafetensorsMetadata metadata;
   TensorMap tensors = readSafetensors(path, &metadata);
-  const Reader r(path);
+  const JsonFields r(path, "capture: ");
   const auto found = metadata.find(kMetadataKey);
   if (found == metadata.end()) r.fail("no '" + std::string(kMetadataKey) + "' in the metadata: not a capture");
   const Json meta = parseFileJson(found->second, path, "capture metadata");
@@ -405,9 +214,7 @@ Capture readCapture(const std::string& path) {
       const std::string w = "patches['" + node + "'][" + std::to_string(i) + "]";
       ArgumentPatch p;
       p.argument = r.text(list[i], "argument", w);
-      const auto kind = enumNamed<ArgumentPatch::Kind>(r.text(list[i], "kind", w), 4, patchKindView);
-      if (!kind) r.fail(w + ".kind names no kind of change");
-      p.kind = *kind;
+      p.kind = r.named(list[i], "kind", w, patchKindName, "kind of change");
       p.value = r.number(list[i], "value", w);
       p.dtype = r.dtype(list[i], "dtype", w);
       p.origin = r.text(list[i], "origin", w);
@@ -423,10 +230,10 @@ Capture readCapture(const std::string& path) {
   const Json& records = r.array(meta, "records", top);
   for (std::size_t i = 0; i < records.size(); ++i) {
     const std::string w = "records[" + std::to_string(i) + "]";
-    c.records.emplace_back(r.text(records[i], "node", w), r.record(records[i], w));
+    c.records.emplace_back(r.text(records[i], "node", w), nodeRecordFromJson(r, records[i], w));
   }
-  c.diagnosis = r.diagnosis(r.at(meta, "diagnosis", top), "diagnosis");
-  if (meta.contains("comparison")) c.comparison = r.comparison(meta.at("comparison"), "comparison");
+  c.diagnosis = diagnosisFromJson(r, r.at(meta, "diagnosis", top), "diagnosis");
+  if (meta.contains("comparison")) c.comparison = comparisonFromJson(r, meta.at("comparison"), "comparison");
   return c;
 }
 

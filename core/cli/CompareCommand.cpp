@@ -9,6 +9,7 @@
 #include "Cli.h"
 #include "aten/AtenBackend.h"
 #include "compare/ComparisonCsv.h"
+#include "compare/ComparisonJson.h"
 #include "compare/PairedRun.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
@@ -21,9 +22,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kWorstShown = 10;
 
-/// A metric for JSON: a number, or null where it is infinite or undefined (identical: SQNR +inf).
-Json metric(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-
 struct Sides {
   const Program* a = nullptr;
   const Program* b = nullptr;
@@ -32,24 +30,8 @@ struct Sides {
 };
 
 Json comparisonJson(const NodeComparison& c, const Program& a, const Program& b) {
-  const TensorMetrics& m = c.metrics;
-  Json j = {{"name", a.node(c.a).name},
-            {"op", a.node(c.a).target},
-            {"b_name", b.node(c.b).name},
-            {"max_abs", metric(m.maxAbs)},
-            {"max_rel", metric(m.maxRel)},
-            {"mean_abs", metric(m.meanAbs)},
-            {"cosine", metric(m.cosine)},
-            {"sqnr_db", metric(m.sqnrDb)},
-            {"nonfinite_a", m.nonfiniteA},
-            {"nonfinite_b", m.nonfiniteB},
-            {"own_rel", c.ownRel ? metric(*c.ownRel) : Json(nullptr)},
-            {"tolerance", c.tolerance},
-            {"diverges", c.diverges},
-            {"starts_divergence", c.startsDivergence},
-            {"makes_nonfinite", c.makesNonfinite}};
-  if (!m.problem.empty() || !c.problem.empty()) j["problem"] = c.problem.empty() ? m.problem : c.problem;
-  if (!c.ownProblem.empty()) j["own_problem"] = c.ownProblem;
+  Json j = {{"name", a.node(c.a).name}, {"op", a.node(c.a).target}, {"b_name", b.node(c.b).name}};
+  j.update(Json(nodeComparisonJson(c)));
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include "CommandSession.h"
 #include "aten/AtenBackend.h"
 #include "compare/TensorMetrics.h"
+#include "exec/ExecJson.h"
 #include "exec/Patch.h"
 #include "exec/Session.h"
 #include "program/InputsFile.h"
@@ -17,15 +18,6 @@ namespace torchir::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-Json diagnosisJson(const Diagnosis& d) {
-  Json args = Json::array();
-  for (const auto& a : d.arguments)
-    args.push_back({{"name", a.name}, {"type", a.declaredType}, {"source", std::string(argSourceName(a.source))},
-                    {"value", a.value.text}});
-  return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
-          {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation}, {"arguments", args}};
-}
 
 /// The outermost frame of export's stack trace: the user's own line, not torch's internals.
 std::string userFrame(const std::string& trace) {

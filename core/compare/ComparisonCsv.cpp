@@ -1,15 +1,9 @@
 #include "ComparisonCsv.h"
 
-#include <cstdio>
+#include "ComparisonJson.h"
 
 namespace torchir {
 namespace {
-
-std::string csvNumber(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", x);
-  return buf;
-}
 
 /// A field as CSV wants it: quoted, with quotes doubled, when it holds a comma, quote or newline.
 std::string csvField(const std::string& s) {
@@ -27,9 +21,9 @@ std::string comparisonCsv(const std::vector<NodeComparison>& nodes, const Progra
     const TensorMetrics& m = c.metrics;
     const std::string problem = c.problem.empty() ? m.problem : c.problem;
     out += csvField(a.node(c.a).name) + ',' + csvField(a.node(c.a).target) + ',' + csvField(b.node(c.b).name) + ',' +
-           csvNumber(m.maxAbs) + ',' + csvNumber(m.maxRel) + ',' + csvNumber(m.meanAbs) + ',' + csvNumber(m.cosine) +
-           ',' + csvNumber(m.sqnrDb) + ',' + std::to_string(m.nonfiniteA) + ',' + std::to_string(m.nonfiniteB) + ',' +
-           (c.ownRel ? csvNumber(*c.ownRel) : std::string()) + ',' + (c.diverges ? "true" : "false") + ',' +
+           realText(m.maxAbs) + ',' + realText(m.maxRel) + ',' + realText(m.meanAbs) + ',' + realText(m.cosine) +
+           ',' + realText(m.sqnrDb) + ',' + std::to_string(m.nonfiniteA) + ',' + std::to_string(m.nonfiniteB) + ',' +
+           (c.ownRel ? realText(*c.ownRel) : std::string()) + ',' + (c.diverges ? "true" : "false") + ',' +
            csvField(problem) + '\n';
   }
   return out;
