@@ -56,4 +56,15 @@ if [ "$(cat "$dir/quant/.key" 2>/dev/null)" != "$quant_key" ]; then
   rm -rf "$dir/quant"
   mv "$tmp" "$dir/quant"
 fi
+# The studio's own test programs (a run as long as its inputs say), keyed by their script.
+script=$here/../tests/fixtures/make_studio_fixtures.py
+studio_key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
+if [ "$(cat "$dir/studio/.key" 2>/dev/null)" != "$studio_key" ]; then
+  echo "fixtures: writing the studio's test programs to $dir/studio" >&2
+  tmp=$(mktemp -d "$dir/.studio.XXXXXX")
+  OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" >&2
+  echo "$studio_key" > "$tmp/.key"
+  rm -rf "$dir/studio"
+  mv "$tmp" "$dir/studio"
+fi
 echo "$dir"

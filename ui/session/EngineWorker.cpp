@@ -180,19 +180,28 @@ class EngineWorker::CommandObserver final : public torchir::RunObserver {
   CommandObserver(EngineWorker& worker, quint64 generation, quint64 commandId, bool reports = true)
       : m_worker(worker), m_generation(generation), m_commandId(commandId), m_reports(reports), m_lastReport(Clock::now()) {}
 
-  bool cancelled() override { return m_worker.shouldStop(m_generation, m_commandId); }
+  // Asked before every node, a subgraph's too: a while_loop of a million iterations still reports
+  // that it is alive, and where it stands.
+  bool cancelled() override {
+    reportNowAndThen();
+    return m_worker.shouldStop(m_generation, m_commandId);
+  }
   void beforeNode(torchir::NodeId) override {
     if (m_reports) m_worker.syncBreakpoints();
   }
   bool afterNode(torchir::NodeId, torchir::Diagnosis&) override {
-    if (m_reports && Clock::now() - m_lastReport >= kReportInterval) {
-      Q_EMIT m_worker.reported(m_worker.makeReport(m_generation));
-      m_lastReport = Clock::now();
-    }
+    reportNowAndThen();
     return false;
   }
 
  private:
+  void reportNowAndThen() {
+    if (m_reports && Clock::now() - m_lastReport >= kReportInterval) {
+      Q_EMIT m_worker.reported(m_worker.makeReport(m_generation));
+      m_lastReport = Clock::now();
+    }
+  }
+
   using Clock = std::chrono::steady_clock;
   EngineWorker& m_worker;
   quint64 m_generation, m_commandId;
