@@ -6,6 +6,7 @@
 #include "aten/AtenBackend.h"
 #include "check/ProgramCheck.h"
 #include "exec/Session.h"
+#include "program/EscapedText.h"
 #include "program/InputsFile.h"
 
 namespace torchir::cli {
@@ -28,7 +29,9 @@ int checkCommand(const Args& args) {
     for (const Problem& p : problems)
       out["problems"].push_back({{"severity", std::string(severityName(p.severity))}, {"kind", p.kind},
                                  {"node", p.nodeName}, {"message", p.message}});
-    std::cout << out.dump(2) << "\n";
+    // jsonText: the file's name (and so a message naming it) may hold bytes that are not UTF-8,
+    // on which dump() throws; they are written as U+FFFD
+    std::cout << jsonText(out, 2) << "\n";
   } else {
     int counts[3] = {0, 0, 0};
     for (const Problem& p : problems) {

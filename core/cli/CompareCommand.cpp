@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "program/EscapedText.h"
 #include "Cli.h"
 #include "aten/AtenBackend.h"
 #include "compare/ComparisonCsv.h"
@@ -162,7 +163,7 @@ int compareCommand(const Args& args) {
     if (!run.bFailure().ok()) j["reference_failure"] = {{"node", run.bFailure().nodeName}, {"message", run.bFailure().message}};
     if (outcome.reason == StopReason::Failed)
       j["failure"] = {{"node", outcome.diagnosis.nodeName}, {"message", outcome.diagnosis.message}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j, 2) << "\n";
   } else {
     std::cout << "compared " << run.nodes().size() << " nodes of " << s.a->source.path << " against "
               << s.reference << "\n";

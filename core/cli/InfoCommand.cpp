@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
+#include "program/EscapedText.h"
 #include "program/ProgramLoader.h"
 #include "program/ProgramSummary.h"
 
@@ -56,7 +57,7 @@ int infoCommand(const Args& args) {
     };
     j["quantization"] = {{"nodes", counts(s.quantNodes)}, {"dtypes", counts(s.quantDtypes)},
                          {"subclass_weights", counts(s.subclassWeights)}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j, 2) << "\n";  // names that are not UTF-8 as U+FFFD, never an exception
     return kOk;
   }
   std::cout << "File: " << p.source.path << "\n"

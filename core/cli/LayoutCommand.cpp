@@ -9,6 +9,7 @@
 #include "layout/LayoutEngine.h"
 #include "layout/LayoutJson.h"
 #include "layout/SvgWriter.h"
+#include "program/EscapedText.h"
 #include "program/ProgramLoader.h"
 
 namespace torchir::cli {
@@ -62,7 +63,8 @@ int layoutCommand(const Args& args) {
     layout::FoldState fold;
     if (!foldFromArgs(args, engine.graph(), &fold)) return kBadInput;
     const auto result = engine.layout(fold);
-    text = format == "svg" ? layout::layoutToSvg(*result) : layout::layoutToJson(*result).dump(1) + "\n";
+    // jsonText: a label holding bytes that are not UTF-8 is written with U+FFFD, not thrown on
+    text = format == "svg" ? layout::layoutToSvg(*result) : jsonText(layout::layoutToJson(*result), 1) + "\n";
   }
   const std::string out = args.option("-o", args.option("--output"));
   if (out.empty() || out == "-") {

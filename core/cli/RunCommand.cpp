@@ -1,11 +1,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "program/EscapedText.h"
 #include "Cli.h"
 #include "CommandSession.h"
 #include "aten/AtenBackend.h"
 #include "compare/TensorMetrics.h"
-#include "exec/ExecJson.h"
+#include "capture/ExecJson.h"
 #include "exec/Patch.h"
 #include "exec/Session.h"
 #include "program/InputsFile.h"
@@ -153,7 +154,7 @@ int runCommand(const Args& args) {
                                                  {"export", std::string(dtypeName(w.exported))}, {"cast", cast}});
     }
     if (args.flag("--trace")) out["trace"] = trace;
-    std::cout << out.dump(2) << "\n";
+    std::cout << jsonText(out, 2) << "\n";
   } else if (ok && !args.flag("--expect")) {
     for (std::size_t i = 0; i < outputs.size(); ++i)
       std::cout << "output_" << i << ": " << dtypeName(outputs[i].dtype) << sizesText(outputs[i].sizes) << "\n";

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
+#include "program/EscapedText.h"
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
 
@@ -16,7 +17,7 @@ int tableCommand(const Args& args) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& r : rows)
       out.push_back({{"opcode", r.opcode}, {"name", r.name}, {"target", r.target}, {"args", r.args}, {"kwargs", r.kwargs}});
-    std::cout << out.dump(1) << "\n";
+    std::cout << jsonText(out, 1) << "\n";  // names that are not UTF-8 as U+FFFD, never an exception
     return kOk;
   }
   // print_tabular's layout: columns padded to their widest cell, dashes under the header.

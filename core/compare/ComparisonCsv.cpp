@@ -1,17 +1,15 @@
 #include "ComparisonCsv.h"
 
 #include "ComparisonJson.h"
+#include "program/EscapedText.h"
 
 namespace torchir {
 namespace {
 
-/// A field as CSV wants it: quoted, with quotes doubled, when it holds a comma, quote or newline.
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+/// A text field (a node's name or op, a problem) as CSV wants it: quoted when it holds a comma, a
+/// quote, a newline or a carriage return; a text a spreadsheet would run as a formula (a name that
+/// starts with `=`, `+`, `-`, `@`) with a single quote before it (program/EscapedText.h).
+std::string csvField(const std::string& s) { return csvTextField(s); }
 
 }  // namespace
 

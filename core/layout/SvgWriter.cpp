@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "program/EscapedText.h"
+
 namespace torchir::layout {
 
 namespace {
@@ -13,19 +15,10 @@ std::string num(double v) {
   return buf;
 }
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
+/// A label from the program (a module path, an input's name, a target) as XML text: markup stays
+/// text, and what XML 1.0 cannot hold (a control character, bytes that are not UTF-8) becomes
+/// U+FFFD, so the file always parses (program/EscapedText.h).
+std::string escape(const std::string& s) { return xmlEscaped(s); }
 
 struct Style {
   const char* fill;

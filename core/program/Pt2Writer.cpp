@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "EscapedText.h"
 #include "ZipWriter.h"
 
 namespace torchir {
@@ -311,7 +312,9 @@ struct TensorFolder {
 
 void writePt2(const Program& program, const std::string& sampleInputs, const std::string& path) {
   Writer writer(program);
-  const std::string model = writer.exportedProgram().dump();
+  // jsonText, not dump(): a name, stack trace or module path that is not UTF-8 becomes U+FFFD where
+  // dump() would throw
+  const std::string model = jsonText(writer.exportedProgram());
   TensorFolder weights, constants;
   weights.prefix = "weight_";
   constants.prefix = "tensor_";
@@ -334,9 +337,9 @@ void writePt2(const Program& program, const std::string& sampleInputs, const std
   ZipWriter zip(path);
   auto bytes = [](const std::vector<std::byte>& b) { return std::string_view(reinterpret_cast<const char*>(b.data()), b.size()); };
   for (const auto& [name, data] : weights.records) zip.add(root + "data/weights/" + name, bytes(data));
-  zip.add(root + "data/weights/model_weights_config.json", Json{{"config", weights.config}}.dump());
+  zip.add(root + "data/weights/model_weights_config.json", jsonText(Json{{"config", weights.config}}));
   for (const auto& [name, data] : constants.records) zip.add(root + "data/constants/" + name, bytes(data));
-  zip.add(root + "data/constants/model_constants_config.json", Json{{"config", constants.config}}.dump());
+  zip.add(root + "data/constants/model_constants_config.json", jsonText(Json{{"config", constants.config}}));
   zip.add(root + "models/model.json", model);
   zip.add(root + "data/sample_inputs/model.pt", sampleInputs);
   zip.add(root + "archive_format", "pt2");

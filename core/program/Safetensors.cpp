@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "EscapedText.h"
 #include "LenientJson.h"
 #include "LoadError.h"
 #include "MappedFile.h"
@@ -114,7 +115,7 @@ void writeSafetensors(const std::string& path, const TensorMap& tensors, const S
                     {"data_offsets", {offset, offset + blobs.back().size()}}};
     offset += blobs.back().size();
   }
-  std::string text = header.dump();
+  std::string text = jsonText(header);  // a name or metadata text that is not UTF-8 as U+FFFD, not an exception
   while ((text.size() + 8) % 8 != 0) text.push_back(' ');
   std::ofstream f(path, std::ios::binary);
   if (!f) throw LoadError(path, "cannot write");

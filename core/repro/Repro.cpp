@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace torchir {
@@ -98,6 +100,47 @@ int placeholderRank(InputKind k) {
     case InputKind::Buffer: return 1;
     case InputKind::TensorConstant: return 2;
     default: return 3;
+  }
+}
+
+/// torch.export.load pastes a placeholder's name unchanged into the Python it generates for
+/// `module()` (`def forward(self, NAME)`, torch 2.14): a stranger's name there is a syntax error, or
+/// code that runs when the repro is loaded (`x=__import__('os').system('...')` is a default
+/// argument). So a repro's placeholders get names Python reads as names: FX's rule (every other
+/// character as `_`, `_` before a leading digit), and `_` after a keyword or a name the generated
+/// code uses itself. A name that is one already stays as it is.
+std::string pythonIdentifier(const std::string& name) {
+  static const std::set<std::string> reserved = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+      "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+      "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+      "self", "torch", "fx_pytree", "pytree"};
+  std::string out;
+  for (char c : name) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    out += word ? c : '_';
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out.insert(0, 1, '_');
+  if (reserved.count(out)) out += '_';
+  return out;
+}
+
+/// The tensors an argument names, renamed where `names` has a new name for their value.
+void renameTensors(Argument& a, const std::map<ValueId, std::string>& names) {
+  const auto fix = [&](TensorRef& t) {
+    if (const auto it = names.find(t.value); it != names.end()) t.name = it->second;
+  };
+  auto& v = static_cast<ArgumentVariant&>(a);
+  if (auto* t = std::get_if<arg::Tensor>(&v)) fix(t->tensor);
+  else if (auto* o = std::get_if<arg::OptionalTensor>(&v)) {
+    if (o->tensor) fix(*o->tensor);
+  } else if (auto* ts = std::get_if<arg::Tensors>(&v)) {
+    for (auto& t : ts->tensors) fix(t);
+  } else if (auto* os = std::get_if<arg::OptionalTensors>(&v)) {
+    for (auto& t : os->tensors)
+      if (t) fix(*t);
+  } else if (auto* m = std::get_if<arg::StringToArgument>(&v)) {
+    for (auto& entry : m->entries) renameTensors(entry.second, names);  // bounded: the reader limits nesting
   }
 }
 
@@ -308,6 +351,28 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
     if (!t) throw std::runtime_error("the run holds no value for '" + p.value(v).name + "'");
     r.outputs.push_back(std::move(*t));
   }
+  // Placeholders named as Python reads names (pythonIdentifier), `_1`, `_2`, ... after a name the
+  // part has already, and renamed where the part's ops take them.
+  std::set<std::string> usedNames;
+  for (const Node& n : out.nodes) {
+    usedNames.insert(n.name);
+    for (ValueId v : n.outputs) usedNames.insert(out.value(v).name);
+  }
+  std::map<ValueId, std::string> renamed;
+  for (Node& n : out.nodes) {
+    if (n.opcode != Opcode::Placeholder || pythonIdentifier(n.name) == n.name) continue;
+    const std::string base = pythonIdentifier(n.name);
+    std::string name = base;
+    for (int i = 1; usedNames.count(name); ++i) name = base + "_" + std::to_string(i);
+    usedNames.insert(name);
+    n.name = n.target = name;
+    out.values[static_cast<std::size_t>(n.outputs.front())].name = name;
+    renamed[n.outputs.front()] = name;
+  }
+  if (!renamed.empty())
+    for (Node& n : out.nodes)
+      for (NodeArgument& a : n.inputs) renameTensors(a.arg, renamed);
+
   r.description = part.describe() + " of " + std::filesystem::path(p.source.path).filename().string();
   if (part.kind == ReproPart::Node) r.description = part.describe() + " (" + p.node(last).target + ") of " +
                                                     std::filesystem::path(p.source.path).filename().string();

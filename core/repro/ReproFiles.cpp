@@ -1,11 +1,11 @@
 // A repro's files: the .pt2, its inputs and outputs, and the Python that checks them.
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "Repro.h"
 #include "aten/AtenBackend.h"
+#include "program/EscapedText.h"
 #include "program/OneLine.h"
 #include "program/Pt2Writer.h"
 #include "program/QuantOps.h"
@@ -14,17 +14,30 @@
 namespace torchir {
 namespace {
 
-/// A Python string literal of any text (JSON's escapes are Python's).
-std::string pythonString(const std::string& s) { return nlohmann::json(s).dump(); }
+/// A Python string literal of any text. Not JSON's: nlohmann's dump() throws on bytes that are not
+/// UTF-8, and a file's name can hold them; pythonStrLiteral writes them as the surrogate escapes
+/// os.fsdecode gives, so STEM is the very name the script's files have.
+std::string pythonString(const std::string& s) { return pythonStrLiteral(s); }
 
 /// Text from the input (a node name, a module path, the file's name) inside the script's docstring:
 /// one line, and no quote or backslash that could end the docstring early or start an escape, so a
-/// stranger's text stays words and never becomes code.
+/// stranger's text stays words and never becomes code. A byte that is not UTF-8 (a file's name can
+/// hold one) is written as the text `\xff`, as oneLine writes control characters: Python refuses a source file
+/// that is not UTF-8.
 std::string docstringText(const std::string& s) {
+  const std::string line = oneLine(s, 400);
   std::string out;
-  for (char c : oneLine(s, 400)) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
+  for (std::size_t i = 0; i < line.size();) {
+    const std::size_t n = utf8SequenceLength(line, i);
+    if (n == 0) {
+      static const char* hex = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(line[i++]);
+      out += {'\\', '\\', 'x', hex[c >> 4], hex[c & 15]};
+      continue;
+    }
+    if (line[i] == '\\' || line[i] == '"') out += '\\';
+    out.append(line, i, n);
+    i += n;
   }
   return out;
 }
@@ -56,7 +69,7 @@ import pathlib
 import sys
 
 import torch
-)py" + libraryImports(r.program) + R"py(from safetensors import safe_open
+)py" + libraryImports(r.program) + R"py(from safetensors.torch import load as load_safetensors
 
 HERE = pathlib.Path(__file__).resolve().parent
 STEM = )py" + pythonString(stem) + R"py(
@@ -65,11 +78,12 @@ THREADS = )py" + std::to_string(threads) + R"py(
 
 def expected_outputs():
     """output_0, output_1, ... as torchir computed them."""
-    with safe_open(str(HERE / f"{STEM}.outputs.safetensors"), "pt") as f:
-        out = []
-        while f"output_{len(out)}" in f.keys():
-            out.append(f.get_tensor(f"output_{len(out)}"))
-        return out
+    # read as bytes: safetensors opens a path only when its name is UTF-8, and a file's need not be
+    saved = load_safetensors((HERE / f"{STEM}.outputs.safetensors").read_bytes())
+    out = []
+    while f"output_{len(out)}" in saved:
+        out.append(saved[f"output_{len(out)}"])
+    return out
 
 
 def same_bits(a, b):
@@ -79,7 +93,8 @@ def same_bits(a, b):
 
 def main():
     torch.set_num_threads(THREADS)
-    program = torch.export.load(str(HERE / f"{STEM}.pt2"))
+    with open(HERE / f"{STEM}.pt2", "rb") as f:  # an open file: torch takes a path only when its name is UTF-8
+        program = torch.export.load(f)
     with torch.no_grad():
         args, kwargs = program.example_inputs
         got = program.module()(*args, **kwargs)
