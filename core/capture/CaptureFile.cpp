@@ -10,8 +10,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "program/EscapedText.h"
 #include "compare/ComparisonJson.h"
-#include "exec/ExecJson.h"
+#include "capture/ExecJson.h"
 #include "program/JsonFields.h"
 #include "program/LenientJson.h"
 #include "program/LoadError.h"
@@ -66,6 +67,41 @@ std::string patchTensorName(const std::string& node, const std::string& argument
 }
 
 }  // namespace
+
+namespace {
+
+bool sameTensor(const TensorData& a, const TensorData& b) {
+  if (a.dtype != b.dtype || a.sizes != b.sizes || a.hasData() != b.hasData()) return false;
+  return !a.hasData() || a.contiguousBytes() == b.contiguousBytes();
+}
+
+bool samePatch(const ArgumentPatch& a, const ArgumentPatch& b) {
+  return a.argument == b.argument && a.kind == b.kind && realJson(a.value) == realJson(b.value) && a.dtype == b.dtype &&
+         sameTensor(a.tensor, b.tensor) && a.origin == b.origin;
+}
+
+template <class Map, class Same>
+bool sameEntries(const Map& a, const Map& b, Same same) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto& x, const auto& y) {
+           return x.first == y.first && same(x.second, y.second);
+         });
+}
+
+}  // namespace
+
+bool Capture::operator==(const Capture& o) const {
+  const auto recordsEqual = [](const NodeRecord& a, const NodeRecord& b) { return nodeRecordJson(a) == nodeRecordJson(b); };
+  const auto patchesEqual = [](const std::vector<ArgumentPatch>& a, const std::vector<ArgumentPatch>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), samePatch);
+  };
+  return program == o.program && sameTensor(embeddedProgram, o.embeddedProgram) && inputs.size() == o.inputs.size() &&
+         std::equal(inputs.begin(), inputs.end(), o.inputs.begin(), sameTensor) && breakpoints == o.breakpoints &&
+         bookmarks == o.bookmarks && notes == o.notes && sameEntries(patches, o.patches, patchesEqual) &&
+         next == o.next && sameEntries(records, o.records, recordsEqual) &&
+         diagnosisJson(diagnosis) == diagnosisJson(o.diagnosis) && sameEntries(pinned, o.pinned, sameTensor) &&
+         comparison.has_value() == o.comparison.has_value() &&
+         (!comparison || comparisonJson(*comparison) == comparisonJson(*o.comparison));
+}
 
 Capture::ProgramRef programReference(const std::string& path) {
   const auto file = MappedFile::open(path);
@@ -147,7 +183,7 @@ void writeCapture(const std::string& path, const Capture& c) {
   };
   if (c.comparison) meta["comparison"] = comparisonJson(*c.comparison);  // optional: older readers pass it by
   // a path or name that is not UTF-8 (a file name can be anything) is kept as U+FFFD, not refused
-  writeSafetensors(path, tensors, {{kMetadataKey, meta.dump(-1, ' ', false, Json::error_handler_t::replace)}});
+  writeSafetensors(path, tensors, {{kMetadataKey, jsonText(meta)}});
 }
 
 Capture readCapture(const std::string& path) {

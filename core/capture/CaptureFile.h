@@ -46,6 +46,10 @@ struct Capture {
     std::vector<std::string> nonfiniteSlice;  // the first NaN/Inf's node and those it depends on
   };
   std::optional<Comparison> comparison;
+
+  /// The same capture: every field, tensors by dtype, shape and bytes, numbers as the file holds
+  /// them (a NaN equals a NaN), records and diagnoses as their one JSON form has them.
+  bool operator==(const Capture& other) const;
 };
 
 /// `path`'s size and CRC-32, as a capture names its program. Throws LoadError.

@@ -1,4 +1,4 @@
-#include "exec/ExecJson.h"
+#include "capture/ExecJson.h"
 
 namespace torchir {
 

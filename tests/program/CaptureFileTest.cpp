@@ -88,6 +88,16 @@ class CaptureFileTest : public QObject {
     const Capture c = sampleCapture();
     writeCapture(path, c);
     const Capture back = readCapture(path);
+    QVERIFY(back == c);  // every field, through the capture's own equality
+    for (auto change : std::initializer_list<void (*)(Capture&)>{
+             [](Capture& x) { x.records[0].second.microseconds += 1; },
+             [](Capture& x) { x.comparison->nodes[0].second.metrics.cosine = 0; },
+             [](Capture& x) { x.patches.at("linear")[1].tensor = x.inputs[0]; },
+             [](Capture& x) { x.notes.clear(); }}) {
+      Capture other = back;
+      change(other);
+      QVERIFY(!(other == c));
+    }
     QVERIFY(back.program == c.program);
     QVERIFY(back.program.size > 0 && back.program.crc32 != 0);
     QVERIFY(!back.embeddedProgram.hasData() || back.embeddedProgram.numel() == 0);
