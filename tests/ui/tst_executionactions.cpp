@@ -9,11 +9,13 @@
 #include "program/FxTable.h"
 #include "program/ProgramLoader.h"
 #include "session/ExecutionActions.h"
+#include "session/Selection.h"
 #include "session/SessionController.h"
 
 using torchir::ui::ExecutionActions;
 using torchir::ui::LoadedProgram;
 using torchir::ui::RunState;
+using torchir::ui::Selection;
 using torchir::ui::SessionController;
 
 namespace {
@@ -44,7 +46,8 @@ class TestExecutionActions : public QObject {
 
   void namesShortcutsAndOrder() {
     SessionController c;
-    ExecutionActions a(&c, nullptr);
+    Selection s;
+    ExecutionActions a(&c, &s, nullptr);
     QCOMPARE(a.step()->objectName(), QStringLiteral("actionStep"));
     QCOMPARE(a.step()->shortcut(), QKeySequence(Qt::Key_F10));
     QCOMPARE(a.stepBack()->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F10));
@@ -70,7 +73,8 @@ class TestExecutionActions : public QObject {
 
   void enabledSetPerState() {
     SessionController c;
-    ExecutionActions a(&c, nullptr);
+    Selection s;
+    ExecutionActions a(&c, &s, nullptr);
     QCOMPARE(enabledSet(a), QString());  // Empty
 
     c.setProgram(loadFixture("mlp"));
@@ -80,7 +84,8 @@ class TestExecutionActions : public QObject {
     QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue"));
 
     const torchir::NodeId relu = *c.program()->program.findNode("relu");
-    a.setSelectedNode(relu);
+    s.reset(c.program()->program.nodes.size());
+    s.select(relu);
     QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue actionRunToSelected actionToggleBreakpoint"));
 
     // Running: only Stop (and breakpoints).
@@ -96,17 +101,17 @@ class TestExecutionActions : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Paused, kTimeoutMs);
     QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionStepBack actionContinue actionRunToSelected "
                                            "actionToggleBreakpoint actionReset"));
-    a.setSelectedNode(*c.program()->program.findNode("linear"));  // has run: nothing to run to
+    s.select(*c.program()->program.findNode("linear"));  // has run: nothing to run to
     QCOMPARE(enabledSet(a),
              QStringLiteral("actionStep actionStepBack actionContinue actionToggleBreakpoint actionReset"));
-    a.setSelectedNode(torchir::kNone);
+    s.reset(c.program()->program.nodes.size());  // nothing selected
     QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionStepBack actionContinue actionReset"));
 
-    // back to where nothing has run: nothing to go back to
+    // back to where nothing has run: Ready, as at the start, with nothing to go back to or reset
     a.stepBack()->trigger();
-    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Paused, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(c.marks().current, *c.program()->program.findNode("linear"), kTimeoutMs);
-    QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue actionReset"));
+    QCOMPARE(enabledSet(a), QStringLiteral("actionStep actionContinue"));
 
     c.setProgram(loadFixture("half_before_linear"));
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
@@ -120,7 +125,8 @@ class TestExecutionActions : public QObject {
 
   void triggeringDrivesTheController() {
     SessionController c;
-    ExecutionActions a(&c, nullptr);
+    Selection s;
+    ExecutionActions a(&c, &s, nullptr);
     c.setProgram(loadFixture("mlp"));
     QTRY_COMPARE_WITH_TIMEOUT(c.state(), RunState::Ready, kTimeoutMs);
     const torchir::NodeId linear = *c.program()->program.findNode("linear");
@@ -133,7 +139,8 @@ class TestExecutionActions : public QObject {
     QCOMPARE(c.marks().current, relu);
     QVERIFY(c.record(linear) != nullptr);
 
-    a.setSelectedNode(relu);
+    s.reset(c.program()->program.nodes.size());
+    s.select(relu);
     a.toggleBreakpoint()->trigger();
     QVERIFY(c.marks().hasBreakpoint(relu));
     a.toggleBreakpoint()->trigger();

@@ -491,15 +491,18 @@ void EngineWorker::tryPatches(quint64 generation, torchir::NodeId node,
   Q_EMIT patchTried(generation, node, trial);
 }
 
-void EngineWorker::applyPatches(quint64 generation, torchir::NodeId node,
-                                const std::vector<torchir::ArgumentPatch>& patches) {
+void EngineWorker::applyPatches(quint64 generation, quint64 commandId, torchir::NodeId node,
+                                const std::vector<torchir::ArgumentPatch>& patches, bool andContinue,
+                                const torchir::StopConditions& stops) {
   if (!m_session || generation != m_controls->generation.load()) return;
   try {
     m_session->setPatches(node, patches);
-    Q_EMIT patchesApplied(generation, node, patches, {});
   } catch (const std::exception& e) {
-    Q_EMIT patchesApplied(generation, node, patches, oneLine(QString::fromUtf8(e.what())));
+    Q_EMIT patchesApplied(generation, node, patches, oneLine(QString::fromUtf8(e.what())), false);
+    return;
   }
+  Q_EMIT patchesApplied(generation, node, patches, {}, andContinue);
+  if (andContinue) run(generation, commandId, EngineCommand::Continue, torchir::kNone, stops);
 }
 
 void EngineWorker::exportRepro(quint64 generation, quint64 commandId, const torchir::ReproPart& part, const QString& path) {

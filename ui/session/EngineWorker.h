@@ -95,7 +95,10 @@ class EngineWorker : public QObject {
   /// to the part's end, then the files; reproExported reports them. Stop cancels it.
   void exportRepro(quint64 generation, quint64 commandId, const torchir::ReproPart& part, const QString& path);
   /// Every later run of `node` takes `patches` (Session::setPatches); reported by patchesApplied.
-  void applyPatches(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
+  /// With `andContinue` (and the change taken) the run goes on at once, as command `commandId`.
+  void applyPatches(quint64 generation, quint64 commandId, torchir::NodeId node,
+                    const std::vector<torchir::ArgumentPatch>& patches, bool andContinue,
+                    const torchir::StopConditions& stops);
 
  Q_SIGNALS:
   void started(quint64 generation, torchir::ui::EngineReportPtr report, const QString& inputsDescription);
@@ -114,8 +117,9 @@ class EngineWorker : public QObject {
   /// `files` are those written, the .pt2 first; `problem` is empty when they were.
   void reproExported(quint64 generation, const QString& description, const QStringList& files, const QString& problem);
   /// `problem` is empty when the session took the patches.
+  /// `continues`: the run goes on from the change, and its report ends the job.
   void patchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
-                      const QString& problem);
+                      const QString& problem, bool continues);
 
  private:
   class CommandObserver;

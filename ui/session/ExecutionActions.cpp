@@ -7,6 +7,7 @@
 #include <QPixmap>
 #include <QStyle>
 
+#include "session/Selection.h"
 #include "session/SessionController.h"
 
 namespace torchir::ui {
@@ -34,8 +35,8 @@ QIcon breakpointIcon() {
 
 }  // namespace
 
-ExecutionActions::ExecutionActions(SessionController* controller, QObject* parent)
-    : QObject(parent), m_controller(controller) {
+ExecutionActions::ExecutionActions(SessionController* controller, Selection* selection, QObject* parent)
+    : QObject(parent), m_controller(controller), m_selection(selection) {
   m_continue = makeAction(QStringLiteral("actionContinue"), tr("&Continue"),
                           tr("Run until a breakpoint, a stop condition, a failure or the end"));
   m_continue->setShortcut(QKeySequence(Qt::Key_F5));
@@ -56,7 +57,7 @@ ExecutionActions::ExecutionActions(SessionController* controller, QObject* paren
                        tr("Run until the selected node has run"));
   m_runTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F10));
   m_runTo->setIcon(standardIcon(QStyle::SP_MediaSkipForward));
-  connect(m_runTo, &QAction::triggered, this, [this] { m_controller->runTo(m_selected); });
+  connect(m_runTo, &QAction::triggered, this, [this] { m_controller->runTo(m_selection->node()); });
 
   m_stop = makeAction(QStringLiteral("actionStop"), tr("S&top"), tr("Stop the run after the node now running"));
   // Ctrl+Break is Ctrl+Pause on X11 and macOS, but Windows reports it as VK_CANCEL (Qt::Key_Cancel).
@@ -74,7 +75,8 @@ ExecutionActions::ExecutionActions(SessionController* controller, QObject* paren
                                   tr("Stop before the selected node runs"));
   m_toggleBreakpoint->setShortcut(QKeySequence(Qt::Key_F9));
   m_toggleBreakpoint->setIcon(breakpointIcon());
-  connect(m_toggleBreakpoint, &QAction::triggered, this, [this] { m_controller->toggleBreakpoint(m_selected); });
+  connect(m_toggleBreakpoint, &QAction::triggered, this,
+          [this] { m_controller->toggleBreakpoint(m_selection->node()); });
 
   m_stopOnNan = makeAction(QStringLiteral("actionStopOnNan"), tr("Stop on NaN/Inf"),
                            tr("Stop after a node whose output holds NaN or Inf"));
@@ -93,6 +95,7 @@ ExecutionActions::ExecutionActions(SessionController* controller, QObject* paren
   connect(controller, &SessionController::stateChanged, this, &ExecutionActions::updateEnabled);
   // Run to Selected depends on whether the selected node has run yet.
   connect(controller, &SessionController::marksChanged, this, &ExecutionActions::updateEnabled);
+  connect(selection, &Selection::changed, this, &ExecutionActions::updateEnabled);
   updateEnabled();
 }
 
@@ -108,20 +111,16 @@ QList<QAction*> ExecutionActions::runActions() const {
   return {m_continue, m_step, m_stepBack, m_runTo, m_stop, m_reset, m_toggleBreakpoint};
 }
 
-void ExecutionActions::setSelectedNode(torchir::NodeId node) {
-  m_selected = node;
-  updateEnabled();
-}
-
 void ExecutionActions::updateEnabled() {
   m_step->setEnabled(m_controller->canStep());
   m_stepBack->setEnabled(m_controller->canStepBack());
   m_continue->setEnabled(m_controller->canContinue());
-  m_runTo->setEnabled(m_controller->canRunTo(m_selected));
+  const torchir::NodeId selected = m_selection->node();
+  m_runTo->setEnabled(m_controller->canRunTo(selected));
   m_reset->setEnabled(m_controller->canReset());
   m_stop->setEnabled(m_controller->canStop());
   const auto nodes = m_controller->program() ? m_controller->program()->program.nodes.size() : 0;
-  m_toggleBreakpoint->setEnabled(m_selected >= 0 && static_cast<std::size_t>(m_selected) < nodes);
+  m_toggleBreakpoint->setEnabled(selected >= 0 && static_cast<std::size_t>(selected) < nodes);
 }
 
 void ExecutionActions::applyStopConditions() {

@@ -8,15 +8,17 @@ class QAction;
 
 namespace torchir::ui {
 
+class Selection;
 class SessionController;
 
 /// The run commands as QActions (menu, toolbar, shortcuts), enabled from the controller's state so
-/// every place that shows them agrees on what can be done now.
+/// every place that shows them agrees on what can be done now. Run to Selected and Toggle
+/// Breakpoint act on the selection's node, and are off while there is none.
 class ExecutionActions : public QObject {
   Q_OBJECT
 
  public:
-  ExecutionActions(SessionController* controller, QObject* parent);
+  ExecutionActions(SessionController* controller, Selection* selection, QObject* parent);
 
   QAction* step() const { return m_step; }                          // F10
   QAction* stepBack() const { return m_stepBack; }                  // Shift+F10
@@ -34,17 +36,13 @@ class ExecutionActions : public QObject {
   /// Breakpoint.
   QList<QAction*> runActions() const;
 
-  /// The node Run to Selected and Toggle Breakpoint act on; kNone disables them.
-  void setSelectedNode(torchir::NodeId node);
-  torchir::NodeId selectedNode() const { return m_selected; }
-
  private:
   QAction* makeAction(const QString& objectName, const QString& text, const QString& tip);
   void updateEnabled();
   void applyStopConditions();
 
   SessionController* m_controller;
-  torchir::NodeId m_selected = torchir::kNone;
+  Selection* m_selection;
   QAction* m_step = nullptr;
   QAction* m_stepBack = nullptr;
   QAction* m_continue = nullptr;

@@ -10,6 +10,9 @@ QString runStateName(RunState state) {
   switch (state) {
     case RunState::Empty: return QStringLiteral("Empty");
     case RunState::Starting: return QStringLiteral("Starting");
+    case RunState::StartFailed: return QStringLiteral("Cannot start");
+    case RunState::Exporting: return QStringLiteral("Exporting");
+    case RunState::Saving: return QStringLiteral("Saving");
     case RunState::Ready: return QStringLiteral("Ready");
     case RunState::Running: return QStringLiteral("Running");
     case RunState::Paused: return QStringLiteral("Paused");
@@ -43,12 +46,14 @@ SessionController::SessionController(QObject* parent)
   connect(m_worker, &EngineWorker::patchesApplied, this, &SessionController::onPatchesApplied);
   connect(m_worker, &EngineWorker::captureSaved, this,
           [this](quint64 generation, const QString& path, const QString& problem) {
-            if (generation == m_generation) Q_EMIT captureSaved(path, problem);
+            if (generation != m_generation) return;
+            setState(restingState());
+            Q_EMIT captureSaved(path, problem);
           });
   connect(m_worker, &EngineWorker::reproExported, this,
           [this](quint64 generation, const QString& description, const QStringList& files, const QString& problem) {
             if (generation != m_generation) return;
-            setState(m_stateBeforeExport);
+            setState(restingState());
             Q_EMIT reproExported(description, files, problem);
           });
   connect(m_worker, &EngineWorker::problemsFound, this,
@@ -85,7 +90,6 @@ void SessionController::forgetRun() {
   m_controls->cancelUpTo = m_commandId;
   m_controls->generation = ++m_generation;
   m_controls->setBreakpoints({});
-  m_hasSession = false;
   m_marks = ExecutionMarks{};
   m_records.clear();
   m_diagnosis = {};
@@ -156,27 +160,42 @@ bool SessionController::canRunTo(torchir::NodeId node) const {
   return canStep() && validNode(node) && !m_marks.executed[static_cast<std::size_t>(node)];
 }
 
+bool SessionController::hasSession() const {
+  return m_state != RunState::Empty && m_state != RunState::Starting && m_state != RunState::StartFailed;
+}
+
+bool SessionController::resting() const {
+  return m_state == RunState::Ready || m_state == RunState::Paused || m_state == RunState::Finished ||
+         m_state == RunState::Failed;
+}
+
+RunState SessionController::restingState() const {
+  if (m_marks.current == torchir::kNone) return RunState::Finished;
+  if (!m_diagnosis.ok() && m_marks.failed != torchir::kNone && m_marks.failed == m_marks.current) return RunState::Failed;
+  for (const auto& r : m_records)
+    if (r && r->doesWork) return RunState::Paused;
+  return RunState::Ready;
+}
+
 bool SessionController::canReset() const {
-  return m_hasSession &&
-         (m_state == RunState::Paused || m_state == RunState::Finished || m_state == RunState::Failed);
+  return m_state == RunState::Paused || m_state == RunState::Finished || m_state == RunState::Failed;
 }
 
 bool SessionController::canStepBack() const {
-  if (!m_hasSession || (m_state != RunState::Paused && m_state != RunState::Finished && m_state != RunState::Failed))
-    return false;
+  if (m_state != RunState::Paused && m_state != RunState::Finished && m_state != RunState::Failed) return false;
   // an op ran: nodes run in order, so the last one found going back from the position is enough
   for (std::size_t n = std::min(m_records.size(), static_cast<std::size_t>(m_marks.current == torchir::kNone
                                                                               ? m_records.size()
                                                                               : m_marks.current));
        n-- > 0;)
-    if (m_marks.executed[n] && m_records[n] && !m_records[n]->schema.empty()) return true;
+    if (m_marks.executed[n] && m_records[n] && m_records[n]->doesWork) return true;
   return false;
 }
 
-bool SessionController::canStop() const { return m_state == RunState::Running; }
+bool SessionController::canStop() const { return m_state == RunState::Running || m_state == RunState::Exporting; }
 
 bool SessionController::canCompare() const {
-  return m_hasSession && m_state != RunState::Running && m_state != RunState::Starting;
+  return resting();
 }
 
 void SessionController::compareWith(const CompareRequest& request) {
@@ -196,7 +215,7 @@ void SessionController::step() {
 }
 
 bool SessionController::canEditCall() const {
-  return m_hasSession && m_marks.current != torchir::kNone &&
+  return m_marks.current != torchir::kNone &&
          (m_state == RunState::Ready || m_state == RunState::Paused || m_state == RunState::Failed);
 }
 
@@ -210,19 +229,24 @@ void SessionController::tryPatches(torchir::NodeId node, const std::vector<torch
 
 void SessionController::applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
                                      bool andContinue) {
-  if (!m_hasSession || !validNode(node) || m_state == RunState::Running) return;
-  m_continueAfterPatch = andContinue ? node : torchir::kNone;
+  if (!resting() || !validNode(node)) return;
+  // one job: the change, and the run on from it when asked (a failed node runs again, changed)
+  const quint64 id = ++m_commandId;
+  if (andContinue) clearStop();
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
+  const torchir::StopConditions stops = m_stopConditions;
   QMetaObject::invokeMethod(
-      worker, [=] { worker->applyPatches(generation, node, patches); }, Qt::QueuedConnection);
+      worker, [=] { worker->applyPatches(generation, id, node, patches, andContinue, stops); }, Qt::QueuedConnection);
+  setState(RunState::Running);
 }
 
 void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId node,
-                                         const std::vector<torchir::ArgumentPatch>& patches, const QString& problem) {
+                                         const std::vector<torchir::ArgumentPatch>& patches, const QString& problem,
+                                         bool andContinue) {
   if (generation != m_generation) return;
-  const bool goOn = std::exchange(m_continueAfterPatch, torchir::kNone) == node;
   if (!problem.isEmpty()) {
+    setState(restingState());
     Q_EMIT patchRefused(node, problem);
     return;
   }
@@ -233,11 +257,8 @@ void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId nod
     m_patches[node] = patches;
     m_marks.patched.insert(node);
   }
+  if (!andContinue) setState(restingState());  // else the run's report ends the job
   Q_EMIT marksChanged();
-  if (!goOn) return;
-  // A failed node runs again with its call changed: the failure it had is no longer the run's.
-  if (m_state == RunState::Failed) setState(RunState::Paused);
-  continueRun();
 }
 
 void SessionController::forgetAnnotations() {
@@ -336,7 +357,7 @@ void SessionController::showCapture(const torchir::Capture& c) {
 }
 
 void SessionController::saveCapture(const QString& path, bool embedProgram) {
-  if (!m_hasSession || !m_program || m_state == RunState::Running) {
+  if (!resting()) {
     Q_EMIT captureSaved(path, tr("nothing to capture while the program is not ready or is running"));
     return;
   }
@@ -367,10 +388,11 @@ void SessionController::saveCapture(const QString& path, bool embedProgram) {
   const quint64 generation = m_generation;
   QMetaObject::invokeMethod(
       worker, [=] { worker->saveCapture(generation, path, capture, pinned, embedProgram); }, Qt::QueuedConnection);
+  setState(RunState::Saving);
 }
 
 bool SessionController::canExportRepro() const {
-  return m_hasSession && m_program && m_state != RunState::Running && m_state != RunState::Starting;
+  return resting();
 }
 
 void SessionController::exportRepro(const torchir::ReproPart& part, const QString& path) {
@@ -383,8 +405,7 @@ void SessionController::exportRepro(const torchir::ReproPart& part, const QStrin
   const quint64 generation = m_generation;
   QMetaObject::invokeMethod(
       worker, [=] { worker->exportRepro(generation, id, part, path); }, Qt::QueuedConnection);
-  m_stateBeforeExport = m_state;
-  setState(RunState::Running);
+  setState(RunState::Exporting);
 }
 
 void SessionController::stepBack() {
@@ -409,10 +430,7 @@ void SessionController::stop() {
 
 void SessionController::send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare) {
   const quint64 id = ++m_commandId;
-  // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
-  const bool marksChange = m_marks.failed != torchir::kNone;
-  m_marks.failed = torchir::kNone;
-  m_diagnosis = {};
+  const bool marksChange = clearStop();
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   const torchir::StopConditions stops = m_stopConditions;
@@ -430,6 +448,14 @@ void SessionController::send(EngineCommand command, torchir::NodeId target, cons
   if (marksChange) Q_EMIT marksChanged();
 }
 
+bool SessionController::clearStop() {
+  // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
+  const bool marksChange = m_marks.failed != torchir::kNone;
+  m_marks.failed = torchir::kNone;
+  m_diagnosis = {};
+  return marksChange;
+}
+
 void SessionController::toggleBreakpoint(torchir::NodeId node) {
   if (!validNode(node)) return;
   if (!m_marks.breakpoints.erase(node)) m_marks.breakpoints.insert(node);
@@ -442,7 +468,7 @@ void SessionController::setStopConditions(const torchir::StopConditions& conditi
 }
 
 void SessionController::requestTensor(torchir::ValueId value) {
-  if (!m_program || (!m_hasSession && m_state != RunState::Starting)) {
+  if (!m_program || (!hasSession() && m_state != RunState::Starting)) {
     // Queued like an engine answer, so callers see the same order either way.
     QMetaObject::invokeMethod(
         this, [this, value] { Q_EMIT tensorUnavailable(value, QStringLiteral("no program is running")); },
@@ -486,18 +512,10 @@ void SessionController::applyRecords(const EngineReport& report) {
 void SessionController::onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report,
                                   const QString& description) {
   if (generation != m_generation) return;
-  m_hasSession = true;
   m_inputsDescription = description;
   applyRecords(*report);
-  RunState state = RunState::Ready;
-  if (m_program->capture) {
-    showCapture(*m_program->capture);
-    const bool ran = std::find(m_marks.executed.begin(), m_marks.executed.end(), true) != m_marks.executed.end();
-    state = m_marks.failed != torchir::kNone && m_marks.failed == m_marks.current ? RunState::Failed
-            : m_marks.current == torchir::kNone ? RunState::Finished
-            : ran                                ? RunState::Paused
-                                                 : RunState::Ready;
-  }
+  if (m_program->capture) showCapture(*m_program->capture);
+  const RunState state = restingState();  // a capture's run stands where it stood
   setState(state);
   Q_EMIT marksChanged();
   if (m_comparison) Q_EMIT comparisonChanged();
@@ -509,7 +527,7 @@ void SessionController::onStarted(quint64 generation, const torchir::ui::EngineR
 void SessionController::onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis) {
   if (generation != m_generation) return;
   m_diagnosis = diagnosis;
-  setState(RunState::Failed);
+  setState(RunState::StartFailed);
   Q_EMIT sessionFailed(problem);
 }
 
@@ -522,16 +540,14 @@ void SessionController::onReported(const torchir::ui::EngineReportPtr& report) {
     return;
   }
   const torchir::StopReason reason = report->reason;
-  RunState next = report->finished ? RunState::Finished : RunState::Paused;
-  if (report->command == EngineCommand::Reset) {
-    next = RunState::Ready;
-  } else if (reason == torchir::StopReason::Failed) {
-    next = RunState::Failed;
-  }
   if (reason == torchir::StopReason::Failed || reason == torchir::StopReason::StopCondition) {
     m_diagnosis = report->diagnosis;
     m_marks.failed = m_diagnosis.node != torchir::kNone ? m_diagnosis.node : m_marks.current;
   }
+  // a failure the engine had around a node (no node's own) still fails the run where it stands
+  RunState next = report->command == EngineCommand::Reset ? RunState::Ready
+                  : reason == torchir::StopReason::Failed && !report->finished ? RunState::Failed
+                                                                                : restingState();
   const bool compared = report->command == EngineCommand::Compare;
   if (compared || report->restart) {
     // A comparison describes the run it made; a run started anew no longer matches it.

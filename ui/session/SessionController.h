@@ -16,10 +16,14 @@
 
 namespace torchir::ui {
 
-/// Where a run stands. Starting: the engine thread is creating the session. Running: a command is on
-/// the engine thread (a step, a continue, a run-to or a reset); only stop(), breakpoints and tensor
-/// requests are taken then.
-enum class RunState { Empty, Starting, Ready, Running, Paused, Finished, Failed };
+/// Where a run stands; every job on the engine thread has one. Starting: the engine thread is
+/// creating the session; StartFailed: it could not (sessionFailed says why). Running: a command is
+/// on the engine thread (a step, a continue, a run-to, a reset, a comparison with the reference it
+/// loads, a change to a call and what runs after it); Exporting: a repro's own run; both stop at
+/// stop(). Saving: a capture is written (a CRC of the whole program), which cannot be stopped. Only
+/// stop(), breakpoints and tensor requests are taken in those three. Ready, Paused, Finished and
+/// Failed follow from the run's marks (restingState).
+enum class RunState { Empty, Starting, StartFailed, Ready, Running, Exporting, Saving, Paused, Finished, Failed };
 QString runStateName(RunState state);
 
 /// The GUI side of one run of the program: a state machine over an engine Session that lives on a
@@ -60,7 +64,7 @@ class SessionController : public QObject {
   bool canContinue() const;
   bool canRunTo(torchir::NodeId node) const;
   bool canReset() const;
-  bool canStop() const;  // only while Running
+  bool canStop() const;  // while Running or Exporting
   /// With a session and no command running: a comparison starts the run anew.
   bool canCompare() const;
 
@@ -158,9 +162,17 @@ class SessionController : public QObject {
   void setState(RunState state);
   void setProblems(std::vector<torchir::Problem> problems);
   void onPatchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
-                        const QString& problem);
+                        const QString& problem, bool andContinue);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
+  /// The engine holds a session: started, and not cleared since.
+  bool hasSession() const;
+  /// A job that took the engine thread is over: Ready, Paused, Finished or Failed, as the marks say.
+  RunState restingState() const;
+  /// No job holds the engine thread.
+  bool resting() const;
+  /// A new command starts: the last stop's diagnosis and mark are the past. True when marks changed.
+  bool clearStop();
 
   QThread m_thread;
   EngineWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
@@ -170,16 +182,13 @@ class SessionController : public QObject {
   torchir::ui::LoadedProgramPtr m_program;
   quint64 m_generation = 0;  // of the program (or Empty) now shown; older engine results are dropped
   quint64 m_commandId = 0;   // of the last command sent
-  bool m_hasSession = false;
   ExecutionMarks m_marks;
   std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
   torchir::Diagnosis m_diagnosis;
   std::vector<torchir::Problem> m_problems;
   std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>> m_patches;
   std::map<torchir::NodeId, QString> m_notes;
-  RunState m_stateBeforeExport = RunState::Empty;  // what an exported repro's end goes back to
   std::set<torchir::ValueId> m_pinned;
-  torchir::NodeId m_continueAfterPatch = torchir::kNone;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;
   ComparisonPtr m_comparison;

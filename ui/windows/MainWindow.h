@@ -1,41 +1,48 @@
 #pragma once
 #include <QMainWindow>
 #include <QString>
+#include <cstdint>
 #include <set>
-#include <vector>
 
-#include "exec/Patch.h"
 #include "program/Program.h"
 #include "session/LoadedProgram.h"
 #include "session/OpenRequest.h"
-#include "session/RecentFiles.h"
 
-class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QProgressBar;
 class QSplitter;
+
+namespace torchir {
+enum class StopReason : uint8_t;
+}  // namespace torchir
 
 namespace torchir::ui {
 
-class CaptureActions;
-
 class ArgumentsPanel;
 class AsyncProgramLoader;
+class CaptureService;
 class DiagnosisPanel;
-class ProblemsPanel;
+class EditAndContinue;
 class ExecutionActions;
 class FindBar;
 class FxTablePane;
 class GraphPanel;
+class LoadBanner;
+class ProblemsPanel;
+class RecentFilesMenu;
+class ReproExport;
+class Selection;
 class SessionController;
+class TensorDock;
 class TensorViewer;
 
 /// The studio window: the graph next to the FX table, the run controls, and docks for the
-/// arguments of the selected node, tensor values and the diagnosis of a failure. Loading, layout
-/// and execution each run on their own thread; a file that fails to load leaves the shown program,
-/// and its run, in place.
+/// arguments of the selected node, tensor values, the diagnosis of a failure and the program's
+/// problems. Loading, layout and execution each run on their own thread; a file that fails to load
+/// leaves the shown program, and its run, in place. The window lays the views out and follows the
+/// run with them; each feature (captures, repros, edit and continue, the tensor dock) is a
+/// controller of its own that owns its actions and connections.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -59,7 +66,9 @@ class MainWindow : public QMainWindow {
   bool hasFirstView() const { return m_program && !m_firstViewPending; }
 
   SessionController* session() const { return m_session; }
+  Selection* selection() const { return m_selection; }
   ExecutionActions* executionActions() const { return m_actions; }
+  EditAndContinue* editAndContinue() const { return m_editAndContinue; }
   GraphPanel* graphPanel() const { return m_graph; }
   TensorViewer* tensorViewer() const { return m_tensor; }
 
@@ -75,45 +84,34 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void createActions();
-  void createMenus();
   void createCentralWidget();
   void createDocks();
-  void createStatusBar();
+  void createControllers();
+  void createMenus();
   void connectSession();
-  void restoreWindowState();
 
   void chooseFileToOpen();
   void chooseWeightsFile();
   void exportGraph(const QString& format);
   void goToNode();
-  void rebuildRecentMenu();
-  void onLoadStarted(const QString& path);
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
   void showLoadError(const QString& path, const QString& problem);
-  void showMissingData(const torchir::Program& program);
-  /// Weights of another dtype than the export's: which, and a link that reopens the program with
-  /// them cast to the export's dtypes.
-  void showWeightsOfOtherDtype(const torchir::Program& program);
 
-  /// One place makes a node the selected one, so the graph, the table, the arguments panel and
-  /// the run actions never disagree.
-  void selectNode(torchir::NodeId node, QObject* origin);
-  /// Edit and continue: the dialog for the next node's call, and the diagnosis's fix applied.
-  void editCall();
-  void applySuggestedFix();
+  /// The graph and the table show the selection unless they made it; the arguments panel follows.
+  void onSelectionChanged(torchir::NodeId node, QObject* origin);
+  void refreshArguments();
   /// The session's comparison in the table's metric columns and the status bar; the node where
   /// the first divergence starts selected.
   void showComparison();
-  void refreshArguments();
   void onMarksChanged();
-  void onStopped(int reason);
+  void onStopped(torchir::StopReason reason);
   void onRunStateChanged();
   void saveBreakpoints();
   void startSession();
 
   AsyncProgramLoader* m_loader = nullptr;
   SessionController* m_session = nullptr;
+  Selection* m_selection = nullptr;
   ExecutionActions* m_actions = nullptr;
   GraphPanel* m_graph = nullptr;
   FindBar* m_findBar = nullptr;
@@ -126,23 +124,17 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_tensorDock = nullptr;
   QDockWidget* m_diagnosisDock = nullptr;
   QDockWidget* m_problemsDock = nullptr;
-  CaptureActions* m_captureActions = nullptr;
-  QAction* m_editCall = nullptr;
-  QAction* m_applyFix = nullptr;
-  std::vector<torchir::ArgumentPatch> m_suggestedFix;  // of the diagnosis shown
+  TensorDock* m_tensors = nullptr;
+  CaptureService* m_captures = nullptr;
+  ReproExport* m_repro = nullptr;
+  EditAndContinue* m_editAndContinue = nullptr;
   QSplitter* m_splitter = nullptr;
-  QLabel* m_errorLabel = nullptr;
+  LoadBanner* m_banner = nullptr;
   QLabel* m_programInfoLabel = nullptr;
-  QLabel* m_runStateLabel = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QMenu* m_recentMenu = nullptr;
+  RecentFilesMenu* m_recentMenu = nullptr;
   QMenu* m_nodeMenu = nullptr;  // right-click on a graph node
-  RecentFiles m_recentFiles;
-  LoadedProgramPtr m_program;  // what the views show; replaced only by a successful load
+  LoadedProgramPtr m_program;   // what the views show; replaced only by a successful load
   std::set<torchir::NodeId> m_savedBreakpoints;
-  torchir::ValueId m_requestedTensor = torchir::kNone;
-  torchir::NodeId m_requestedCompared = torchir::kNone;  // the compared node whose tensors the viewer waits for
-  QString m_requestedTensorTitle;
   bool m_firstViewPending = false;
 };
 

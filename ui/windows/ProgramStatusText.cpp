@@ -1,5 +1,6 @@
 #include "windows/ProgramStatusText.h"
 
+#include <QObject>
 #include <QStringList>
 
 namespace torchir::ui {
@@ -14,6 +15,26 @@ QString programStatusText(const torchir::Program& program) {
   const auto nodes = static_cast<qsizetype>(program.nodes.size());
   parts << (nodes == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(nodes));
   return parts.join(QStringLiteral(" · "));
+}
+
+const torchir::NodeComparison* firstDivergence(const ComparisonResult& comparison) {
+  for (const auto& n : comparison.nodes)
+    if (n.startsDivergence || n.makesNonfinite) return &n;
+  return nullptr;
+}
+
+QString comparisonStatusText(const ComparisonResult& c, const torchir::Program& program) {
+  const torchir::NodeComparison* first = firstDivergence(c);
+  const QString name = first ? QString::fromStdString(program.node(first->a).name) : QString();
+  QString text = QObject::tr("Compared %1 nodes with %2: ").arg(c.nodes.size()).arg(c.reference);
+  text += !first                  ? QObject::tr("no node diverges")
+          : first->makesNonfinite ? QObject::tr("the first NaN/Inf is made at '%1'").arg(name)
+                                  : QObject::tr("the first divergence is at '%1'").arg(name);
+  if (!c.onlyInProgram.empty() || !c.onlyInReference.empty())
+    text += QObject::tr("; %1 nodes only here, %2 only in the reference")
+                .arg(c.onlyInProgram.size())
+                .arg(c.onlyInReference.size());
+  return text;
 }
 
 }  // namespace torchir::ui

@@ -1,0 +1,59 @@
+#include "controllers/ReproExport.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QStatusBar>
+
+#include "session/Selection.h"
+#include "session/SessionController.h"
+
+namespace torchir::ui {
+
+ReproExport::ReproExport(SessionController* session, Selection* selection, QStatusBar* status, QWidget* window)
+    : QObject(window), m_session(session), m_selection(selection), m_status(status), m_window(window) {
+  m_action = new QAction(tr("Export &Repro…"), window);
+  m_action->setObjectName(QStringLiteral("actionExportRepro"));
+  m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+  m_action->setStatusTip(
+      tr("The selected node or one of its modules as a .pt2 that torch.export.load runs, with the inputs it got"));
+  connect(m_action, &QAction::triggered, this, &ReproExport::exportRepro);
+  window->addAction(m_action);  // its shortcut works wherever the focus is
+  connect(session, &SessionController::reproExported, this,
+          [this](const QString& description, const QStringList& files, const QString& problem) {
+            m_status->showMessage(problem.isEmpty()
+                                      ? tr("Repro of %1: %2").arg(description, files.join(QStringLiteral(", ")))
+                                      : tr("No repro of %1: %2").arg(description, problem));
+          });
+}
+
+void ReproExport::exportRepro() {
+  const torchir::NodeId node = m_selection->node();
+  const auto program = m_session->program();
+  if (node == torchir::kNone || !program) {
+    m_status->showMessage(tr("Select the node to cut out first"), 6000);
+    return;
+  }
+  // the node, or one of the modules around it, innermost first
+  const torchir::Node& n = program->program.node(node);
+  std::vector<torchir::ReproPart> parts{{torchir::ReproPart::Node, n.name}};
+  const auto& frames = n.moduleFrames();
+  for (auto f = frames.rbegin(); f != frames.rend(); ++f) parts.push_back({torchir::ReproPart::Module, f->path});
+  QStringList labels;
+  for (const auto& p : parts) labels << QString::fromStdString(p.describe());
+  bool ok = true;
+  const QString chosen =
+      labels.size() == 1 ? labels.front()
+                         : QInputDialog::getItem(m_window, tr("Export Repro"), tr("Cut out:"), labels, 0, false, &ok);
+  if (!ok) return;
+  const torchir::ReproPart part = parts[static_cast<std::size_t>(labels.indexOf(chosen))];
+  const QString suggested =
+      QString::fromStdString(part.name).replace(QLatin1Char('.'), QLatin1Char('_')) + QStringLiteral(".pt2");
+  const QString path =
+      QFileDialog::getSaveFileName(m_window, tr("Export Repro"), suggested, tr("Exported programs (*.pt2)"));
+  if (path.isEmpty()) return;
+  m_status->showMessage(tr("Cutting out %1…").arg(chosen), 6000);
+  m_session->exportRepro(part, path.endsWith(QStringLiteral(".pt2")) ? path : path + QStringLiteral(".pt2"));
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,53 @@
+#include "controllers/RunStatus.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStatusBar>
+
+#include "session/AsyncProgramLoader.h"
+#include "session/SessionController.h"
+
+namespace torchir::ui {
+
+RunStatus::RunStatus(SessionController* session, AsyncProgramLoader* loader, QStatusBar* status)
+    : QObject(status), m_session(session), m_status(status) {
+  m_progress = new QProgressBar(status);
+  m_progress->setObjectName(QStringLiteral("progressBar"));
+  m_progress->setMaximumWidth(180);
+  m_progress->setTextVisible(false);
+  m_progress->hide();
+  m_state = new QLabel(status);
+  m_state->setObjectName(QStringLiteral("runStateLabel"));
+  status->addPermanentWidget(m_progress);
+  status->addPermanentWidget(m_state);
+
+  connect(loader, &AsyncProgramLoader::started, this, [this](const QString& path) {
+    m_status->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    showBusy();
+  });
+  connect(loader, &AsyncProgramLoader::loaded, m_progress, &QWidget::hide);
+  connect(loader, &AsyncProgramLoader::failed, m_progress, &QWidget::hide);
+  connect(session, &SessionController::stateChanged, this, &RunStatus::onStateChanged);
+  connect(session, &SessionController::progress, this, [this](int done, int total) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+  });
+  connect(session, &SessionController::stopped, m_progress, &QWidget::hide);
+  connect(session, &SessionController::sessionFailed, this,
+          [this](const QString& problem) { m_status->showMessage(tr("Cannot run: %1").arg(problem)); });
+}
+
+void RunStatus::showBusy() {
+  m_progress->setRange(0, 0);  // busy: until the first report, there is no fraction to show
+  m_progress->show();
+}
+
+void RunStatus::onStateChanged() {
+  const RunState state = m_session->state();
+  m_state->setText(runStateName(state));
+  if (state == RunState::Running) showBusy();
+  if (state == RunState::Ready) m_status->showMessage(tr("Ready: %1").arg(m_session->inputsDescription()), 5000);
+}
+
+}  // namespace torchir::ui

@@ -1,0 +1,100 @@
+#include "controllers/TensorDock.h"
+
+#include <QDockWidget>
+
+#include "panels/ArgumentsPanel.h"
+#include "panels/TensorViewer.h"
+#include "program/QuantOps.h"
+#include "session/Selection.h"
+#include "session/SessionController.h"
+
+namespace torchir::ui {
+
+TensorDock::TensorDock(SessionController* session, Selection* selection, ArgumentsPanel* arguments,
+                       TensorViewer* viewer, QDockWidget* dock, QObject* parent)
+    : QObject(parent), m_session(session), m_selection(selection), m_viewer(viewer), m_dock(dock) {
+  connect(arguments, &ArgumentsPanel::tensorRequested, this, &TensorDock::requestValue);
+  connect(selection, &Selection::changed, this, &TensorDock::followSelection);
+  connect(session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);
+  connect(session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
+    if (value == m_requestedTensor) m_viewer->setUnavailable(why);
+  });
+  connect(session, &SessionController::comparedReady, this, &TensorDock::onComparedReady);
+  connect(session, &SessionController::comparedUnavailable, this, [this](torchir::NodeId node, const QString& why) {
+    if (node == m_requestedCompared) m_viewer->setUnavailable(why);
+  });
+}
+
+void TensorDock::requestValue(torchir::ValueId value, const QString& title) {
+  m_requestedCompared = torchir::kNone;
+  m_requestedTensor = value;
+  m_requestedTensorTitle = title;
+  m_viewer->setUnavailable(tr("Reading %1…").arg(title));
+  m_dock->raise();
+  m_session->requestTensor(value);
+}
+
+void TensorDock::followSelection() {
+  const torchir::NodeId selected = m_selection->node();
+  // The session's program: the selection's ids are of the program shown, which the session has
+  // once it started on it, and before that it has no records to show.
+  const auto program = m_session->program();
+  if (!program || selected == torchir::kNone || !m_dock->isVisible()) return;
+  if (static_cast<std::size_t>(selected) >= program->program.nodes.size()) return;
+  const torchir::Node& node = program->program.node(selected);
+  const ComparisonPtr comparison = m_session->comparison();
+  if (const auto* c = comparison ? comparison->of(selected) : nullptr; c && c->problem.empty()) {
+    m_requestedTensor = torchir::kNone;
+    m_requestedCompared = selected;
+    m_viewer->setUnavailable(tr("Reading %1 and the reference's…").arg(QString::fromStdString(node.name)));
+    m_session->requestCompared(selected);
+  } else if (m_session->record(selected) && !node.outputs.empty()) {
+    m_requestedCompared = torchir::kNone;
+    const torchir::Value& out = program->program.value(node.outputs.front());
+    if (out.kind == torchir::ValueKind::Tensor) {
+      m_requestedTensor = out.id;
+      m_requestedTensorTitle = QString::fromStdString(out.name);
+      m_session->requestTensor(out.id);
+    }
+  }
+}
+
+void TensorDock::show(const QString& title, const torchir::TensorData& tensor) {
+  forgetRequests();
+  m_viewer->setTensor(title, tensor);
+  m_dock->raise();
+}
+
+void TensorDock::showCompared(const QString& title, const torchir::TensorData& run,
+                              const torchir::TensorData& reference, const torchir::TensorData& difference) {
+  forgetRequests();
+  m_viewer->setCompared(title, run, reference, difference);
+  m_dock->raise();
+}
+
+void TensorDock::clear() {
+  forgetRequests();
+  m_viewer->clear();
+}
+
+void TensorDock::forgetRequests() {
+  m_requestedTensor = torchir::kNone;
+  m_requestedCompared = torchir::kNone;
+}
+
+void TensorDock::onTensorReady(torchir::ValueId value, const torchir::TensorData& tensor) {
+  if (value != m_requestedTensor) return;
+  const auto program = m_session->program();
+  // a quantized value's codes are shown with the real numbers they stand for
+  m_viewer->setTensor(m_requestedTensorTitle, tensor,
+                      program ? torchir::dequantizationOf(program->program, value) : std::nullopt);
+}
+
+void TensorDock::onComparedReady(torchir::NodeId node, const torchir::TensorData& run,
+                                 const torchir::TensorData& reference, const torchir::TensorData& difference) {
+  const auto program = m_session->program();
+  if (node != m_requestedCompared || !program) return;
+  m_viewer->setCompared(QString::fromStdString(program->program.node(node).name), run, reference, difference);
+}
+
+}  // namespace torchir::ui
