@@ -45,26 +45,24 @@ if [ "$(cat "$dir/old_torch/.key" 2>/dev/null)" != "$old_key" ]; then
   rm -rf "$dir/old_torch"
   mv "$tmp" "$dir/old_torch"
 fi
-# The quantized family (torchao's pt2e flow and quantize_ configs), keyed by its own script.
-script=$here/../tests/fixtures/make_quant_fixtures.py
-quant_key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
-if [ "$(cat "$dir/quant/.key" 2>/dev/null)" != "$quant_key" ]; then
-  echo "fixtures: writing quantized programs to $dir/quant" >&2
-  tmp=$(mktemp -d "$dir/.quant.XXXXXX")
-  OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" 2>&1 | grep -v "Warning\|warnings.warn\|register_constant" >&2
-  echo "$quant_key" > "$tmp/.key"
-  rm -rf "$dir/quant"
-  mv "$tmp" "$dir/quant"
-fi
-# The studio's own test programs (a run as long as its inputs say), keyed by their script.
-script=$here/../tests/fixtures/make_studio_fixtures.py
-studio_key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
-if [ "$(cat "$dir/studio/.key" 2>/dev/null)" != "$studio_key" ]; then
-  echo "fixtures: writing the studio's test programs to $dir/studio" >&2
-  tmp=$(mktemp -d "$dir/.studio.XXXXXX")
-  OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" >&2
-  echo "$studio_key" > "$tmp/.key"
-  rm -rf "$dir/studio"
-  mv "$tmp" "$dir/studio"
-fi
+# A family of programs in $dir/NAME written by one script with the pinned torch, keyed by that
+# script: family NAME SCRIPT WHAT (WHAT for the log line).
+family() {
+  local name=$1 script=$here/../tests/fixtures/$2 what=$3 key tmp
+  key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
+  [ "$(cat "$dir/$name/.key" 2>/dev/null)" = "$key" ] && return
+  echo "fixtures: writing $what to $dir/$name" >&2
+  tmp=$(mktemp -d "$dir/.$name.XXXXXX")
+  # torch's warnings filtered from the log; the script's own failure still fails this
+  { OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" 2>&1 || touch "$tmp/.failed"; } |
+    { grep -v "Warning\|warnings.warn\|register_constant" >&2 || true; }
+  [ ! -e "$tmp/.failed" ] || { echo "fixtures: $2 failed" >&2; exit 1; }
+  echo "$key" > "$tmp/.key"
+  rm -rf "${dir:?}/$name"
+  mv "$tmp" "$dir/$name"
+}
+# The quantized family (torchao's pt2e flow and quantize_ configs).
+family quant make_quant_fixtures.py "quantized programs"
+# The studio's own test programs (a run as long as its inputs say).
+family studio make_studio_fixtures.py "the studio's test programs"
 echo "$dir"
