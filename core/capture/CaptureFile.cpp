@@ -103,6 +103,42 @@ bool Capture::operator==(const Capture& o) const {
          (!comparison || comparisonJson(*comparison) == comparisonJson(*o.comparison));
 }
 
+Capture::Comparison namedComparison(const ComparisonRecord& record, const Program& p) {
+  Capture::Comparison named;
+  named.reference = record.reference;
+  named.referenceFailure = record.referenceFailure;
+  for (NodeComparison n : record.nodes) {
+    const std::string name = p.node(n.a).name;
+    n.a = n.b = kNone;  // ids are one load's; names are what loads agree on
+    named.nodes.emplace_back(name, std::move(n));
+  }
+  for (NodeId n : record.nonfiniteSlice) named.nonfiniteSlice.push_back(p.node(n).name);
+  return named;
+}
+
+ComparisonRecord comparisonFromNames(const Capture::Comparison& named, std::shared_ptr<const Program> program) {
+  const Program& p = *program;
+  ComparisonRecord record;
+  record.reference = named.reference;
+  record.referenceFailure = named.referenceFailure;
+  record.referenceProgram = std::move(program);
+  std::vector<bool> seen(p.nodes.size(), false);
+  for (const auto& [name, compared] : named.nodes) {
+    const auto n = p.findNode(name);
+    if (!n || seen[static_cast<std::size_t>(*n)]) continue;
+    seen[static_cast<std::size_t>(*n)] = true;
+    NodeComparison entry = compared;
+    entry.a = entry.b = *n;
+    record.nodes.push_back(std::move(entry));
+    if (compared.makesNonfinite && record.firstNonfinite == kNone) record.firstNonfinite = *n;
+  }
+  record.index(p.nodes.size());
+  for (const auto& name : named.nonfiniteSlice)
+    if (const auto n = p.findNode(name)) record.nonfiniteSlice.push_back(*n);
+  std::sort(record.nonfiniteSlice.begin(), record.nonfiniteSlice.end());  // looked up sorted
+  return record;
+}
+
 Capture::ProgramRef programReference(const std::string& path) {
   const auto file = MappedFile::open(path);
   uLong crc = crc32(0L, Z_NULL, 0);

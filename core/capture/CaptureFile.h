@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "compare/PairedRun.h"
+#include <memory>
+
+#include "compare/ComparisonRecord.h"
 #include "exec/ExecTypes.h"
 #include "exec/Patch.h"
 #include "program/TensorData.h"
@@ -51,6 +53,12 @@ struct Capture {
   /// them (a NaN equals a NaN), records and diagnoses as their one JSON form has them.
   bool operator==(const Capture& other) const;
 };
+
+/// A comparison by node names, as a capture holds it; and back, against the program the capture
+/// ran (which is then the record's reference program too: the reference's own is not kept). Names
+/// the program lacks are passed by. The one pair of converters between the two forms.
+Capture::Comparison namedComparison(const ComparisonRecord& record, const Program& program);
+ComparisonRecord comparisonFromNames(const Capture::Comparison& named, std::shared_ptr<const Program> program);
 
 /// `path`'s size and CRC-32, as a capture names its program. Throws LoadError.
 Capture::ProgramRef programReference(const std::string& path);

@@ -238,4 +238,22 @@ std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output,
   }
 }
 
+ComparisonRecord PairedRun::record(std::string reference, std::shared_ptr<const Program> referenceProgram) const {
+  const Program& a = m_a.program();
+  const Program& b = m_b.program();
+  ComparisonRecord r;
+  r.reference = std::move(reference);
+  r.referenceProgram = std::move(referenceProgram);
+  r.nodes = m_nodes;
+  r.index(a.nodes.size());
+  for (NodeId n : m_matching.unmatchedA) r.onlyInProgram.push_back(a.node(n).name);
+  for (NodeId n : m_matching.unmatchedB) r.onlyInReference.push_back(b.node(n).name);
+  if (!m_bFailure.ok()) r.referenceFailure = m_bFailure.nodeName + ": " + m_bFailure.message;
+  if (const NodeComparison* bad = firstNonfinite()) {
+    r.firstNonfinite = bad->a;
+    r.nonfiniteSlice = backwardSlice(bad->a);  // in program order: sorted
+  }
+  return r;
+}
+
 }  // namespace torchir

@@ -10,6 +10,8 @@
 
 #include "NodeMatching.h"
 #include "TensorMetrics.h"
+#include "compare/ComparisonRecord.h"
+#include "compare/NodeComparison.h"
 #include "exec/Session.h"
 
 namespace torchir {
@@ -27,26 +29,6 @@ struct CompareOptions {
 /// the sums of a layer): 1e-3, 1e-2, 5e-2; 1e-9 for float64; integers must be equal.
 double defaultTolerance(DType d);
 
-/// One node of A and the node of B that stands for it.
-struct NodeComparison {
-  NodeId a = kNone, b = kNone;
-  /// The output that differs most (of a multi-output node), and how.
-  int output = 0;
-  TensorMetrics metrics;
-  double tolerance = 0;
-  /// The node's own error: max relative difference of A's output from B's op run on A's inputs
-  /// (infinite where A's op makes NaN or Inf and B's does not). A node that adds error has a
-  /// large one; a node that inherits it, a small one.
-  std::optional<double> ownRel;
-  std::string ownProblem;  // why the own error was not measured, when it was wanted
-  bool diverges = false;
-  /// Diverges and adds error of its own (or none of its inputs diverged): where a stop lands.
-  bool startsDivergence = false;
-  /// NaN or Inf in A's output from finite inputs.
-  bool makesNonfinite = false;
-  std::string problem;  // why nothing was compared (B failed before it, a value was released, ...)
-};
-
 enum class CompareStop : uint8_t { None, Divergence, Nonfinite };
 
 class PairedRun {
@@ -61,6 +43,9 @@ class PairedRun {
 
   /// The compared nodes, in the order A ran them.
   const std::vector<NodeComparison>& nodes() const { return m_nodes; }
+  /// What has been compared so far, as everyone keeps it; `reference` says what B is, and
+  /// `referenceProgram` is B's program.
+  ComparisonRecord record(std::string reference, std::shared_ptr<const Program> referenceProgram) const;
   const NodeComparison* comparisonOf(NodeId a) const;
   const NodeComparison* firstDivergence() const;
   const NodeComparison* firstNonfinite() const;

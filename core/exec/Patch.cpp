@@ -1,5 +1,6 @@
 #include "exec/Patch.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -48,6 +49,27 @@ std::vector<ArgumentPatch> suggestedCasts(const Program& program, const Diagnosi
       casts.push_back(std::move(p));
     }
   return casts;
+}
+
+std::vector<ArgumentPatch> withChange(std::vector<ArgumentPatch> patches, const std::string& argument,
+                                               std::optional<ArgumentPatch> change) {
+  const auto it = std::find_if(patches.begin(), patches.end(),
+                               [&](const ArgumentPatch& p) { return p.argument == argument; });
+  if (!change) {
+    if (it != patches.end()) patches.erase(it);
+  } else if (it != patches.end()) {
+    *it = std::move(*change);
+  } else {
+    patches.push_back(std::move(*change));
+  }
+  return patches;
+}
+
+std::vector<ArgumentPatch> withChanges(std::vector<ArgumentPatch> patches,
+                                                const std::vector<ArgumentPatch>& changes) {
+  for (const ArgumentPatch& change : changes)
+    patches = withChange(std::move(patches), change.argument, change);
+  return patches;
 }
 
 }  // namespace torchir

@@ -1,5 +1,6 @@
 #pragma once
 // Edit and continue: a user's change to one argument of a node's call.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,16 @@ struct PatchTrial {
   std::string beforeProblem, afterProblem;  // why the call failed; "" when it ran
   std::vector<ArgumentRecord> arguments;  // the call's arguments, the changes made
 };
+
+/// `patches` with `argument` changed as `change` says: the change it had replaced in place, added
+/// at the end when it had none; std::nullopt takes its change away. One change per argument, since
+/// the engine applies a list in order and a second change to an argument would undo the first.
+std::vector<ArgumentPatch> withChange(std::vector<ArgumentPatch> patches, const std::string& argument,
+                                               std::optional<ArgumentPatch> change);
+
+/// `patches` with each of `changes` made by withChange: the arguments `changes` names take the new
+/// change, every other argument keeps its own.
+std::vector<ArgumentPatch> withChanges(std::vector<ArgumentPatch> patches,
+                                                const std::vector<ArgumentPatch>& changes);
 
 }  // namespace torchir

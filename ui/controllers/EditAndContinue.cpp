@@ -8,7 +8,6 @@
 
 #include "compare/TensorMetrics.h"
 #include "controllers/EditCallDialog.h"
-#include "controllers/PatchChanges.h"
 #include "controllers/TensorDock.h"
 #include "panels/DiagnosisPanel.h"
 #include "session/SessionController.h"
@@ -100,7 +99,7 @@ void EditAndContinue::applyChanges(torchir::NodeId node, const std::vector<torch
   const auto& all = m_session->patches();
   const auto had = all.find(node);
   m_session->applyPatches(
-      node, withChanges(had == all.end() ? std::vector<torchir::ArgumentPatch>{} : had->second, changes), andContinue);
+      node, torchir::withChanges(had == all.end() ? std::vector<torchir::ArgumentPatch>{} : had->second, changes), andContinue);
 }
 
 void EditAndContinue::showTrial(torchir::NodeId node, const torchir::PatchTrial& trial) {

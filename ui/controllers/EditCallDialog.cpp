@@ -13,7 +13,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <stdexcept>
 
-#include "controllers/PatchChanges.h"
 #include "panels/ShapeText.h"
 #include "session/OneLine.h"
 #include "session/SessionController.h"
@@ -232,7 +231,7 @@ std::optional<torchir::ArgumentPatch> EditCallDialog::changeOf(const Row& row) c
 std::vector<torchir::ArgumentPatch> EditCallDialog::patches() const {
   std::vector<torchir::ArgumentPatch> out = m_had;
   for (const Row& row : m_rows)
-    if (isTouched(row)) out = withChange(std::move(out), row.name, changeOf(row));
+    if (isTouched(row)) out = torchir::withChange(std::move(out), row.name, changeOf(row));
   return out;
 }
 

@@ -204,7 +204,7 @@ void GraphPanel::setComparison(ComparisonPtr comparison) {
   m_comparison = std::move(comparison);
   m_legend->setVisible(m_comparison != nullptr);
   if (m_comparison) {
-    m_legend->setReference(m_comparison->reference);
+    m_legend->setReference(QString::fromStdString(m_comparison->reference));
     placeLegend();
     m_legend->raise();
   }

@@ -240,7 +240,7 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
         if (!c) return {};
         if (!c->problem.empty()) return QString::fromStdString(c->problem);
         QString tip = QStringLiteral("against %1: max rel %2 (tolerance %3), max abs %4, mean abs %5, cosine %6, SQNR %7 dB")
-                          .arg(m_comparison->reference, metricText(c->metrics.maxRel), metricText(c->tolerance),
+                          .arg(QString::fromStdString(m_comparison->reference), metricText(c->metrics.maxRel), metricText(c->tolerance),
                                metricText(c->metrics.maxAbs), metricText(c->metrics.meanAbs),
                                metricText(c->metrics.cosine), metricText(c->metrics.sqnrDb));
         if (c->ownRel) tip += QStringLiteral("; its own error %1").arg(metricText(*c->ownRel));

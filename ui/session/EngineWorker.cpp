@@ -376,25 +376,8 @@ void EngineWorker::runComparison(quint64 generation, quint64 commandId, torchir:
 
 ComparisonPtr EngineWorker::comparisonSoFar() const {
   if (!m_reference) return nullptr;
-  const torchir::PairedRun& run = *m_reference->run;
-  const torchir::Program& a = m_program->program;
-  const torchir::Program& b = *m_reference->program;
-  auto result = std::make_shared<ComparisonResult>();
-  result->reference = m_reference->description;
-  result->referenceProgram = m_reference->program;
-  result->nodes = run.nodes();
-  result->indexOf.assign(a.nodes.size(), -1);
-  for (std::size_t i = 0; i < result->nodes.size(); ++i)
-    result->indexOf[static_cast<std::size_t>(result->nodes[i].a)] = static_cast<int32_t>(i);
-  for (torchir::NodeId n : run.matching().unmatchedA) result->onlyInProgram.push_back(a.node(n).name);
-  for (torchir::NodeId n : run.matching().unmatchedB) result->onlyInReference.push_back(b.node(n).name);
-  if (!run.bFailure().ok())
-    result->referenceFailure = QString::fromStdString(run.bFailure().nodeName + ": " + run.bFailure().message);
-  if (const torchir::NodeComparison* bad = run.firstNonfinite()) {
-    result->firstNonfinite = bad->a;
-    result->nonfiniteSlice = run.backwardSlice(bad->a);  // in program order: sorted
-  }
-  return result;
+  return std::make_shared<const ComparisonResult>(
+      m_reference->run->record(m_reference->description.toStdString(), m_reference->program));
 }
 
 void EngineWorker::fetchCompared(quint64 generation, torchir::NodeId node) {

@@ -110,11 +110,6 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   m_records.assign(m_program->program.nodes.size(), nullptr);
   for (torchir::NodeId n : breakpoints)
     if (validNode(n)) m_marks.breakpoints.insert(n);
-  if (m_program->capture) {  // the capture's breakpoints, not the file's stored ones
-    m_marks.breakpoints.clear();
-    for (const auto& name : m_program->capture->breakpoints)
-      if (const auto n = m_program->program.findNode(name)) m_marks.breakpoints.insert(*n);
-  }
   m_controls->setBreakpoints(m_marks.breakpoints);
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
@@ -310,50 +305,8 @@ void SessionController::togglePin(torchir::ValueId value) {
   if (!m_pinned.erase(value)) m_pinned.insert(value);
 }
 
-void SessionController::showCapture(const torchir::Capture& c) {
-  const torchir::Program& p = m_program->program;
-  for (const auto& [name, record] : c.records)
-    if (const auto n = p.findNode(name)) {
-      m_records[static_cast<std::size_t>(*n)] = std::make_shared<const torchir::NodeRecord>(record);
-      m_marks.executed[static_cast<std::size_t>(*n)] = true;
-    }
-  const auto next = c.next.empty() ? std::nullopt : p.findNode(c.next);
-  m_marks.current = next ? *next : torchir::kNone;
-  for (const auto& [slot, name] : c.bookmarks)
-    if (const auto n = p.findNode(name)) m_marks.bookmarks[*n] = slot;
-  for (const auto& [name, text] : c.notes)
-    if (const auto n = p.findNode(name)) m_notes[*n] = QString::fromStdString(text), m_marks.noted.insert(*n);
-  for (const auto& [name, tensor] : c.pinned)
-    if (const auto v = p.findValue(name)) m_pinned.insert(*v);
-  for (const auto& [name, patches] : c.patches)
-    if (const auto n = p.findNode(name)) m_patches[*n] = patches, m_marks.patched.insert(*n);
-  if (c.comparison) {  // the table's metric columns and the graph's colours, as they were
-    auto result = std::make_shared<ComparisonResult>();
-    result->reference = QString::fromStdString(c.comparison->reference);
-    result->referenceFailure = QString::fromStdString(c.comparison->referenceFailure);
-    // the reference's own program is not in the capture: its nodes are named as this one's
-    result->referenceProgram = std::shared_ptr<const torchir::Program>(m_program, &m_program->program);
-    result->indexOf.assign(p.nodes.size(), -1);
-    for (const auto& [name, compared] : c.comparison->nodes) {
-      const auto n = p.findNode(name);
-      if (!n || result->indexOf[static_cast<std::size_t>(*n)] >= 0) continue;
-      torchir::NodeComparison entry = compared;
-      entry.a = entry.b = *n;
-      result->indexOf[static_cast<std::size_t>(*n)] = static_cast<int32_t>(result->nodes.size());
-      result->nodes.push_back(std::move(entry));
-      if (compared.makesNonfinite && result->firstNonfinite == torchir::kNone) result->firstNonfinite = *n;
-    }
-    for (const auto& name : c.comparison->nonfiniteSlice)
-      if (const auto n = p.findNode(name)) result->nonfiniteSlice.push_back(*n);
-    std::sort(result->nonfiniteSlice.begin(), result->nonfiniteSlice.end());  // ComparisonResult looks it up sorted
-    m_comparison = std::move(result);
-  }
-  m_diagnosis = c.diagnosis;
-  if (!m_diagnosis.ok()) {
-    const auto failed = p.findNode(m_diagnosis.nodeName);
-    m_diagnosis.node = failed ? *failed : torchir::kNone;
-    m_marks.failed = m_diagnosis.node;
-  }
+CapturedRun SessionController::capturedRun() {
+  return {m_marks, m_records, m_notes, m_pinned, m_patches, m_diagnosis, m_comparison};
 }
 
 void SessionController::saveCapture(const QString& path, bool embedProgram) {
@@ -361,28 +314,7 @@ void SessionController::saveCapture(const QString& path, bool embedProgram) {
     Q_EMIT captureSaved(path, tr("nothing to capture while the program is not ready or is running"));
     return;
   }
-  const torchir::Program& p = m_program->program;
-  auto capture = std::make_shared<torchir::Capture>();
-  for (torchir::NodeId n : m_marks.breakpoints) capture->breakpoints.push_back(p.node(n).name);
-  for (const auto& [n, patches] : m_patches) capture->patches[p.node(n).name] = patches;
-  capture->next = m_marks.current == torchir::kNone ? std::string() : p.node(m_marks.current).name;
-  for (std::size_t n = 0; n < m_records.size(); ++n)
-    if (m_records[n] && m_marks.executed[n]) capture->records.emplace_back(p.nodes[n].name, *m_records[n]);
-  capture->diagnosis = m_diagnosis;
-  for (const auto& [node, slot] : m_marks.bookmarks) capture->bookmarks[slot] = p.node(node).name;
-  for (const auto& [node, text] : m_notes) capture->notes[p.node(node).name] = text.toStdString();
-  if (m_comparison) {
-    torchir::Capture::Comparison compared;
-    compared.reference = m_comparison->reference.toStdString();
-    compared.referenceFailure = m_comparison->referenceFailure.toStdString();
-    for (torchir::NodeComparison n : m_comparison->nodes) {
-      const std::string name = p.node(n.a).name;
-      n.a = n.b = torchir::kNone;
-      compared.nodes.emplace_back(name, std::move(n));
-    }
-    for (torchir::NodeId n : m_comparison->nonfiniteSlice) compared.nonfiniteSlice.push_back(p.node(n).name);
-    capture->comparison = std::move(compared);
-  }
+  const auto capture = captureOf(capturedRun(), m_program->program);
   const std::vector<torchir::ValueId> pinned(m_pinned.begin(), m_pinned.end());
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
@@ -514,7 +446,11 @@ void SessionController::onStarted(quint64 generation, const torchir::ui::EngineR
   if (generation != m_generation) return;
   m_inputsDescription = description;
   applyRecords(*report);
-  if (m_program->capture) showCapture(*m_program->capture);
+  if (m_program->capture) {
+    CapturedRun run = capturedRun();
+    showCaptured(*m_program->capture, std::shared_ptr<const torchir::Program>(m_program, &m_program->program), run);
+    m_controls->setBreakpoints(m_marks.breakpoints);  // the capture's, not the file's stored ones
+  }
   const RunState state = restingState();  // a capture's run stands where it stood
   setState(state);
   Q_EMIT marksChanged();

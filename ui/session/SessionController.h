@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "session/CaptureMapping.h"
 #include "session/EngineWorker.h"
 #include "session/ExecMetaTypes.h"
 #include "session/ExecutionMarks.h"
@@ -153,8 +154,8 @@ class SessionController : public QObject {
   void onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
   void onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
   void applyRecords(const EngineReport& report);
-  /// The capture's run, marks and notes, as the GUI shows them.
-  void showCapture(const torchir::Capture& capture);
+  /// The parts of the GUI's run a capture holds (CaptureMapping).
+  CapturedRun capturedRun();
   /// Bookmarks, notes, pins and changes belong to one program.
   void forgetAnnotations();
   /// Drops the run's state and makes any work still on the engine thread stale.

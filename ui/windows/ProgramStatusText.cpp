@@ -26,7 +26,7 @@ const torchir::NodeComparison* firstDivergence(const ComparisonResult& compariso
 QString comparisonStatusText(const ComparisonResult& c, const torchir::Program& program) {
   const torchir::NodeComparison* first = firstDivergence(c);
   const QString name = first ? QString::fromStdString(program.node(first->a).name) : QString();
-  QString text = QObject::tr("Compared %1 nodes with %2: ").arg(c.nodes.size()).arg(c.reference);
+  QString text = QObject::tr("Compared %1 nodes with %2: ").arg(c.nodes.size()).arg(QString::fromStdString(c.reference));
   text += !first                  ? QObject::tr("no node diverges")
           : first->makesNonfinite ? QObject::tr("the first NaN/Inf is made at '%1'").arg(name)
                                   : QObject::tr("the first divergence is at '%1'").arg(name);

@@ -1,0 +1,36 @@
+#pragma once
+// A comparison as everyone keeps it: the engine makes it (PairedRun::record), the studio's table,
+// graph and status bar show it, and a capture holds it by node names (capture/CaptureFile's
+// namedComparison and comparisonFromNames, the one pair of converters).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compare/NodeComparison.h"
+#include "program/Program.h"
+
+namespace torchir {
+
+struct ComparisonRecord {
+  std::string reference;         // what the run was compared with: "float64", "other.pt2", "weights w.safetensors"
+  std::string referenceFailure;  // "node: message" where the reference run failed
+  /// The reference run's program: the run's own (a shadow) or another file's; what
+  /// NodeComparison::b names. A capture's record has the run's program here.
+  std::shared_ptr<const Program> referenceProgram;
+  std::vector<NodeComparison> nodes;                        // in the order the run made them
+  std::vector<std::string> onlyInProgram, onlyInReference;  // node names
+  /// The first node that makes a NaN or Inf from finite inputs, and the nodes it depends on
+  /// (sorted).
+  NodeId firstNonfinite = kNone;
+  std::vector<NodeId> nonfiniteSlice;
+
+  /// Rebuilds the per-node index after `nodes` changed; `programNodes` is the run's program's size.
+  void index(std::size_t programNodes);
+  const NodeComparison* of(NodeId node) const;
+  bool inNonfiniteSlice(NodeId node) const;
+
+ private:
+  std::vector<int32_t> m_indexOf;  // per node of the program: its entry in `nodes`, or -1
+};
+
+}  // namespace torchir
