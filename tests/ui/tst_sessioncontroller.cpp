@@ -296,8 +296,8 @@ class TestSessionController : public QObject {
     c.compareWith({torchir::ui::CompareRequest::File, torchir::DType::Float64,
                    torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".ir.json"))});
     QTRY_VERIFY_WITH_TIMEOUT(c.comparison() && c.state() != RunState::Running, kTimeoutMs);
-    QCOMPARE(c.comparison()->reference, QStringLiteral("mlp.ir.json"));
-    QVERIFY2(c.comparison()->referenceFailure.isEmpty(), qPrintable(c.comparison()->referenceFailure));
+    QCOMPARE(c.comparison()->reference, std::string("mlp.ir.json"));
+    QVERIFY2(c.comparison()->referenceFailure.empty(), c.comparison()->referenceFailure.c_str());
     QCOMPARE(c.state(), RunState::Finished);
   }
 
