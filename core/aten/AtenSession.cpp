@@ -151,21 +151,19 @@ class AtenSession final : public Session {
 
   StepOutcome replayTo(NodeId next, RunObserver* observer, Replay keep) override {
     next = std::clamp<NodeId>(next, 0, static_cast<NodeId>(m_p.nodes.size()));
-    const auto breakpoints = std::exchange(m_breakpoints, {});
-    const StopConditions stops = std::exchange(m_stops, {});
-    const std::size_t budget = m_budget.limit();
+    // Set aside while the replay runs; what the caller sets meanwhile (a breakpoint toggled during
+    // a step back) goes to the set-aside copies, which come back when it ends.
+    m_suspended = Suspended{std::exchange(m_breakpoints, {}), std::exchange(m_stops, {}), m_budget.limit()};
     if (keep == Replay::KeepEveryValue) m_budget.setLimit(std::numeric_limits<std::size_t>::max());
     struct Restore {
       AtenSession& s;
-      std::set<NodeId> breakpoints;
-      StopConditions stops;
-      std::size_t budget;
       ~Restore() {
-        s.m_breakpoints = std::move(breakpoints);
-        s.m_stops = stops;
-        s.m_budget.setLimit(budget);
+        s.m_breakpoints = std::move(s.m_suspended->breakpoints);
+        s.m_stops = s.m_suspended->stops;
+        s.m_budget.setLimit(s.m_suspended->budget);
+        s.m_suspended.reset();
       }
-    } restore{*this, breakpoints, stops, budget};
+    } restore{*this};
     reset();
     return runWhile([&] { return m_pos >= next; }, observer);
   }
@@ -196,10 +194,15 @@ class AtenSession final : public Session {
     skipToWork();
   }
 
-  void setBreakpoints(const std::set<NodeId>& nodes) override { m_breakpoints = nodes; }
-  void setMemoryBudget(std::size_t bytes) override { m_budget.setLimit(bytes); }
+  void setBreakpoints(const std::set<NodeId>& nodes) override {
+    (m_suspended ? m_suspended->breakpoints : m_breakpoints) = nodes;
+  }
+  void setMemoryBudget(std::size_t bytes) override {
+    if (m_suspended) m_suspended->budget = bytes;
+    else m_budget.setLimit(bytes);
+  }
   bool released(ValueId value) const override { return m_budget.released(value); }
-  void setStopConditions(const StopConditions& c) override { m_stops = c; }
+  void setStopConditions(const StopConditions& c) override { (m_suspended ? m_suspended->stops : m_stops) = c; }
   void requestCancel() override { m_cancel = true; }
 
   /// Runs the whole program as a higher-order op's subgraph: operands in, results out.
@@ -649,6 +652,13 @@ class AtenSession final : public Session {
   NodeId m_pos = 0;
   std::set<NodeId> m_breakpoints;
   StopConditions m_stops;
+  /// What a replay set aside (replayTo), while it runs.
+  struct Suspended {
+    std::set<NodeId> breakpoints;
+    StopConditions stops;
+    std::size_t budget = 0;
+  };
+  std::optional<Suspended> m_suspended;
   std::map<NodeId, std::vector<ArgumentPatch>> m_patches;
   std::atomic<bool> m_cancel{false};
   RunObserver* m_observer = nullptr;  // the running loop's

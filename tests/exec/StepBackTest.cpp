@@ -122,6 +122,30 @@ class StepBackTest : public QObject {
     QCOMPARE(s->stepBack().reason, StopReason::Stepped);
     QCOMPARE(s->position(), afterSqrt);
   }
+
+  // A breakpoint set while a replay runs (the studio syncs them before every node) does not stop
+  // the replay, and is the session's once it ends: the set-aside ones do not come back over it.
+  void breakpointsSetDuringAReplayHoldAfterIt() {
+    const Program p = loadProgram(fixturePath("mlp", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(inputsOf(fixturePath("mlp", ".inputs.safetensors"))).ok());
+    const NodeId relu = *p.findNode("relu"), linear1 = *p.findNode("linear_1");
+    s->setBreakpoints({relu});
+    QCOMPARE(s->run().reason, StopReason::Breakpoint);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+    struct SetsBreakpoint : RunObserver {
+      Session& s;
+      NodeId at;
+      explicit SetsBreakpoint(Session& session, NodeId node) : s(session), at(node) {}
+      void beforeNode(NodeId) override { s.setBreakpoints({at}); }
+    } observer(*s, linear1);
+    QCOMPARE(s->stepBack(&observer).reason, StopReason::Stepped);  // replays past linear and relu
+    QCOMPARE(s->position(), linear1);
+    s->reset();
+    QCOMPARE(s->run().reason, StopReason::Breakpoint);  // at linear_1, set during the replay; relu's is gone
+    QCOMPARE(s->position(), linear1);
+    QCOMPARE(s->run().reason, StopReason::Finished);
+  }
 };
 
 QTEST_GUILESS_MAIN(StepBackTest)

@@ -47,6 +47,7 @@ void RunStatus::onStateChanged() {
   const RunState state = m_session->state();
   m_state->setText(runStateName(state));
   if (state == RunState::Running) showBusy();
+  else if (state != RunState::Starting) m_progress->hide();  // a job that ends without a stop (a reset, a change)
   if (state == RunState::Ready) m_status->showMessage(tr("Ready: %1").arg(m_session->inputsDescription()), 5000);
 }
 

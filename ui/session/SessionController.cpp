@@ -227,7 +227,6 @@ void SessionController::applyPatches(torchir::NodeId node, const std::vector<tor
   if (!resting() || !validNode(node)) return;
   // one job: the change, and the run on from it when asked (a failed node runs again, changed)
   const quint64 id = ++m_commandId;
-  if (andContinue) clearStop();
   EngineWorker* worker = m_worker;
   const quint64 generation = m_generation;
   const torchir::StopConditions stops = m_stopConditions;
@@ -252,7 +251,9 @@ void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId nod
     m_patches[node] = patches;
     m_marks.patched.insert(node);
   }
-  if (!andContinue) setState(restingState());  // else the run's report ends the job
+  // taken: with andContinue the failure it answers is the past, and the run's report ends the job
+  if (andContinue) clearStop();
+  else setState(restingState());
   Q_EMIT marksChanged();
 }
 
