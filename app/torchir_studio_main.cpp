@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QThreadPool>
 #include <cstring>
 
 #include "StudioConfig.h"
@@ -116,5 +117,9 @@ int main(int argc, char** argv) {
     window.open(torchir::ui::OpenRequest{file, parser.value(kWeightsOption), parser.value(kConstantsOption),
                                          parser.value(kInputsOption)});
   }
-  return app.exec();
+  const int status = app.exec();
+  // Work still on the pool (a tensor's statistics, a file being read) ends before the process
+  // does, so nothing winds down while exit-time handlers run.
+  QThreadPool::globalInstance()->waitForDone();
+  return status;
 }

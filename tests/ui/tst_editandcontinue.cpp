@@ -104,6 +104,9 @@ class TestEditAndContinue : public QObject {
     TORCHIR_REQUIRE_FIXTURES();
     torchir::test::isolateSettings();
   }
+  // The file reads' worker threads are joined before exit: LeakSanitizer's exit-time tracer
+  // can die stopping a pool thread that is still winding down.
+  void cleanupTestCase() { QThreadPool::globalInstance()->waitForDone(); }
 
   // ((x * 1e-3 + 1e4) - 1e4) * 3, paused at mul: a change to `other`, then one to `self`, and the
   // node has both; a change to `other` again replaces its first.
