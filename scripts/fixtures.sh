@@ -63,6 +63,8 @@ family() {
 }
 # The quantized family (torchao's pt2e flow and quantize_ configs).
 family quant make_quant_fixtures.py "quantized programs"
+# Quantized programs beside their float exports, with torchao's own numbers for the pair.
+family quantpairs make_quant_pairs.py "quantized programs and their float twins"
 # The studio's own test programs (a run as long as its inputs say).
 family studio make_studio_fixtures.py "the studio's test programs"
 echo "$dir"

@@ -322,13 +322,16 @@ class AtenSession final : public Session {
       }
     } restore{m_values, {}};
     for (ValueId v : n.outputs) restore.saved.emplace_back(v, m_values[static_cast<std::size_t>(v)]);
+    // a call whose schema writes no argument (no `!`) is given the run's own tensors, uncopied
+    const std::string schema = k.schema();
+    const bool mayWrite = schema.empty() || schema.find('!') != std::string::npos;
     for (std::size_t i = 0; i < named.size(); ++i) {
       c10::IValue& slot = m_values[static_cast<std::size_t>(named[i])];
       restore.saved.emplace_back(named[i], slot);
       if (inputs && (*inputs)[i]) {
         at::Tensor t = toAten(*(*inputs)[i]);
         slot = slot.isTensor() ? t.to(slot.toTensor().options(), false, true) : placed(t).clone();
-      } else if (slot.isTensor()) {
+      } else if (slot.isTensor() && mayWrite) {
         slot = slot.toTensor().clone();  // an op that writes its argument writes the copy
       }
     }

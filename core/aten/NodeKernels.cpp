@@ -87,7 +87,9 @@ class PlannedKernel : public NodeKernel {
   void push(const FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const {
     stack.reserve(m_plan.args.size());
     pushArguments(m_plan, frame, stack);
-    for (const auto& [i, patch] : m_patches) stack.at(i) = patched(stack.at(i), patch, m_plan.records[i].declaredType);
+    for (const auto& [i, patch] : m_patches)
+      stack.at(i) = patch.kind == ArgumentPatch::Kind::FromValue ? fromValue(frame, patch)
+                                                                   : patched(stack.at(i), patch, m_plan.records[i].declaredType);
     run.args.assign(stack.begin(), stack.end());
   }
   CallPlan m_plan;
@@ -95,6 +97,15 @@ class PlannedKernel : public NodeKernel {
   std::vector<std::pair<std::size_t, ArgumentPatch>> m_patches;  // by argument index
 
  private:
+  /// The run's value a FromValue change takes, as it is now.
+  static c10::IValue fromValue(const FrameValues& frame, const ArgumentPatch& p) {
+    if (p.source < 0 || static_cast<std::size_t>(p.source) >= frame.size())
+      throw std::invalid_argument("'" + p.argument + "' is taken from a value the program does not have");
+    const c10::IValue& v = frame[static_cast<std::size_t>(p.source)];
+    if (!v.isTensor()) throw MissingValue(p.source);
+    return v;
+  }
+
   static c10::IValue patched(const c10::IValue& v, const ArgumentPatch& p, const std::string& declared) {
     switch (p.kind) {
       case ArgumentPatch::Kind::Scalar:
@@ -117,6 +128,8 @@ class PlannedKernel : public NodeKernel {
         at::Tensor t = toAten(p.tensor).clone();
         return v.isTensor() ? t.to(v.toTensor().device()) : t;
       }
+      case ArgumentPatch::Kind::FromValue:
+        break;  // read from the frame by push
     }
     return v;
   }

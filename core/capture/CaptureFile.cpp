@@ -31,6 +31,7 @@ std::string_view patchKindName(ArgumentPatch::Kind k) {
     case ArgumentPatch::Kind::Cast: return "cast";
     case ArgumentPatch::Kind::Fill: return "fill";
     case ArgumentPatch::Kind::Replace: return "replace";
+    case ArgumentPatch::Kind::FromValue: return "from_value";
   }
   return "?";
 }
@@ -77,7 +78,7 @@ bool sameTensor(const TensorData& a, const TensorData& b) {
 
 bool samePatch(const ArgumentPatch& a, const ArgumentPatch& b) {
   return a.argument == b.argument && a.kind == b.kind && realJson(a.value) == realJson(b.value) && a.dtype == b.dtype &&
-         sameTensor(a.tensor, b.tensor) && a.origin == b.origin;
+         sameTensor(a.tensor, b.tensor) && a.origin == b.origin && a.source == b.source;
 }
 
 template <class Map, class Same>
@@ -191,7 +192,7 @@ void writeCapture(const std::string& path, const Capture& c) {
     Json entries = Json::array();
     for (const ArgumentPatch& p : list) {
       entries.push_back({{"argument", p.argument}, {"kind", std::string(patchKindName(p.kind))}, {"value", realJson(p.value)},
-                         {"dtype", std::string(dtypeName(p.dtype))}, {"origin", p.origin}});
+                         {"dtype", std::string(dtypeName(p.dtype))}, {"origin", p.origin}, {"source", p.source}});
       if (p.kind == ArgumentPatch::Kind::Replace) tensors[patchTensorName(node, p.argument)] = p.tensor;
     }
     patches[node] = entries;
@@ -290,6 +291,11 @@ Capture readCapture(const std::string& path) {
       p.value = r.number(list[i], "value", w);
       p.dtype = r.dtype(list[i], "dtype", w);
       p.origin = r.text(list[i], "origin", w);
+      if (p.kind == ArgumentPatch::Kind::FromValue) {  // a value of the capture's program, by id
+        const int64_t source = r.integer(list[i], "source", w);
+        if (source < 0 || source > std::numeric_limits<ValueId>::max()) r.fail(w + ".source is out of range");
+        p.source = static_cast<ValueId>(source);
+      }
       if (p.kind == ArgumentPatch::Kind::Replace) {
         const auto it = tensors.find(patchTensorName(node, p.argument));
         if (it == tensors.end()) r.fail(w + " replaces a tensor the file does not hold");

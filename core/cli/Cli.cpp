@@ -69,6 +69,7 @@ const std::vector<CommandSpec> kCommands = {
       {"--tolerance", "T", "max rel past which a node diverges"},
       kJson,
       {"--csv", "F", "write the per-node table"},
+      {"--sensitivity", nullptr, "keep each quantized layer in float alone; rank layers by the output's SQNR gained"},
       kThreads, kCastWeights}},
     {"extract", "a node's or module's part as a .pt2 torch.export.load runs, with the inputs it got in a run",
      kProgramFile, 1, extractCommand,

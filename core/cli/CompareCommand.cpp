@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "program/EscapedText.h"
@@ -12,6 +14,7 @@
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonJson.h"
 #include "compare/PairedRun.h"
+#include "compare/Sensitivity.h"
 #include "program/InputsFile.h"
 #include "program/LoadError.h"
 #include "program/WeightsFile.h"
@@ -34,6 +37,32 @@ Json comparisonJson(const NodeComparison& c, const Program& a, const Program& b)
   Json j = {{"name", a.node(c.a).name}, {"op", a.node(c.a).target}, {"b_name", b.node(c.b).name}};
   j.update(Json(nodeComparisonJson(c)));
   return j;
+}
+
+/// How the two programs were paired: by which rule, and what has no counterpart by nature.
+Json pairingJson(const NodeMatching& m, const Program& a, const Program& b) {
+  auto names = [](const std::vector<NodeId>& nodes, const Program& p) {
+    Json out = Json::array();
+    for (NodeId n : nodes) out.push_back(p.node(n).name);
+    return out;
+  };
+  Json folded = Json::array();
+  for (const auto& [nb, na] : m.foldedB) folded.push_back({{"b_name", b.node(nb).name}, {"into", a.node(na).name}});
+  return {{"paired", m.paired()}, {"by_origin", m.byOrigin}, {"by_debug_handle", m.byDebugHandle},
+          {"by_name", m.byName}, {"by_place", m.byPlace}, {"op_nodes_a", m.opNodesA}, {"op_nodes_b", m.opNodesB},
+          {"quantization_a", names(m.quantizationA, a)}, {"quantization_b", names(m.quantizationB, b)},
+          {"folded_b", folded}, {"parts_a", names(m.partsA, a)}};
+}
+
+Json sensitivityJson(const SensitivityResult& r, const Program& a) {
+  Json layers = Json::array();
+  for (const LayerSensitivity& l : r.layers) {
+    const Node& n = a.node(l.node);
+    layers.push_back({{"name", n.name}, {"op", n.target},
+                      {"module", n.moduleFrames().empty() ? std::string() : n.moduleFrames().back().path},
+                      {"output_sqnr_db", realJson(l.outputSqnrDb)}, {"gain_db", realJson(l.gainDb)}, {"problem", l.problem}});
+  }
+  return {{"baseline_sqnr_db", realJson(r.baselineSqnrDb)}, {"layers", layers}, {"cancelled", r.cancelled}};
 }
 
 void writeCsv(const std::string& path, const PairedRun& run, const Program& a, const Program& b) {
@@ -126,8 +155,33 @@ int compareCommand(const Args& args) {
     std::cerr << "error: " << s.a->source.path << ": " << d.message << "\n";
     return kBadInput;
   }
-  PairedRun run(*sa, *sb, s.b == s.a ? identityMatching(*s.a) : matchNodes(*s.a, *s.b), options);
+  NodeMatching matching = s.b == s.a ? identityMatching(*s.a) : matchNodes(*s.a, *s.b);
+  if (!matching.twins()) {
+    std::cerr << "error: " << s.a->source.path << " and " << s.b->source.path
+              << " are not two exports of one model: " << matching.paired() << " of "
+              << std::min(matching.opNodesA, matching.opNodesB) << " op nodes pair; nothing compared\n";
+    return kBadInput;
+  }
+  const bool sensitivity = args.flag("--sensitivity");
+  if (sensitivity) {
+    if (quantizedLayers(*s.a).empty()) {
+      std::cerr << "error: " << s.a->source.path << " has no quantized layer (no op takes a dequantized input); "
+                << "--sensitivity compares a quantized program with its float one\n";
+      return kBadInput;
+    }
+    sa->setMemoryBudget(std::numeric_limits<std::size_t>::max());  // each layer's run starts from these values
+  }
+  PairedRun run(*sa, *sb, std::move(matching), options);
   const StepOutcome outcome = run.run();
+  std::optional<SensitivityResult> ranked;
+  if (sensitivity && outcome.reason == StopReason::Finished) {
+    if (!sb->finished()) sb->run();  // the float run's outputs: the end of its program
+    ranked = layerSensitivity(*sa, *sb, run.matching(), [&](std::size_t done, std::size_t total) {
+      if (done % 10 == 0 || done + 1 == total)
+        std::cerr << "sensitivity: layer " << done + 1 << " of " << total << "\n";
+      return true;
+    });
+  }
 
   // The worst nodes: the largest max relative difference first (a shape mismatch, worst of all).
   std::vector<const NodeComparison*> worst;
@@ -160,6 +214,8 @@ int compareCommand(const Args& args) {
     for (NodeId n : run.matching().unmatchedA) j["unmatched_a"].push_back(s.a->node(n).name);
     j["unmatched_b"] = Json::array();
     for (NodeId n : run.matching().unmatchedB) j["unmatched_b"].push_back(s.b->node(n).name);
+    if (s.b != s.a) j["pairing"] = pairingJson(run.matching(), *s.a, *s.b);
+    if (ranked) j["sensitivity"] = sensitivityJson(*ranked, *s.a);
     if (!run.bFailure().ok()) j["reference_failure"] = {{"node", run.bFailure().nodeName}, {"message", run.bFailure().message}};
     if (outcome.reason == StopReason::Failed)
       j["failure"] = {{"node", outcome.diagnosis.nodeName}, {"message", outcome.diagnosis.message}};
@@ -178,13 +234,14 @@ int compareCommand(const Args& args) {
     std::cout << "first divergence: " << (first ? describe(*first) : std::string("none")) << "\n";
     std::cout << "first non-finite: " << (firstBad ? describe(*firstBad) : std::string("none")) << "\n";
     if (!worst.empty()) {
-      std::printf("%-28s %-30s %10s %10s %9s %9s %10s\n", "worst nodes", "op", "max_rel", "max_abs", "cosine",
-                  "sqnr_db", "own_rel");
+      std::printf("%-28s %-30s %10s %10s %9s %9s %10s %9s\n", "worst nodes", "op", "max_rel", "max_abs", "cosine",
+                  "sqnr_db", "own_rel", "own_sqnr");
       for (std::size_t i = 0; i < worst.size() && i < kWorstShown; ++i) {
         const NodeComparison& c = *worst[i];
-        std::printf("%-28s %-30s %10s %10s %9s %9s %10s\n", s.a->node(c.a).name.c_str(), s.a->node(c.a).target.c_str(),
+        std::printf("%-28s %-30s %10s %10s %9s %9s %10s %9s\n", s.a->node(c.a).name.c_str(), s.a->node(c.a).target.c_str(),
                     metricText(c.metrics.maxRel).c_str(), metricText(c.metrics.maxAbs).c_str(), metricText(c.metrics.cosine).c_str(),
-                    metricText(c.metrics.sqnrDb).c_str(), c.ownRel ? metricText(*c.ownRel).c_str() : "-");
+                    metricText(c.metrics.sqnrDb).c_str(), c.ownRel ? metricText(*c.ownRel).c_str() : "-",
+                    c.ownSqnrDb ? metricText(*c.ownSqnrDb).c_str() : "-");
       }
     }
     auto list = [](const char* what, const std::vector<NodeId>& nodes, const Program& p) {
@@ -195,6 +252,27 @@ int compareCommand(const Args& args) {
     };
     list("only in A", run.matching().unmatchedA, *s.a);
     list("only in B", run.matching().unmatchedB, *s.b);
+    const NodeMatching& m = run.matching();
+    if (!m.quantizationA.empty() || !m.quantizationB.empty())
+      std::cout << "quantization (quantize, dequantize, choose_qparams; no float counterpart): " << m.quantizationA.size()
+                << " in A, " << m.quantizationB.size() << " in B\n";
+    if (!m.foldedB.empty()) {
+      std::cout << "folded in A (" << m.foldedB.size() << "):";
+      for (const auto& [nb, na] : m.foldedB) std::cout << " " << s.b->node(nb).name << "->" << s.a->node(na).name;
+      std::cout << "\n";
+    }
+    if (ranked) {
+      std::cout << "sensitivity: the output's SQNR is " << metricText(ranked->baselineSqnrDb)
+                << " dB; each quantized layer kept in float alone:\n";
+      std::printf("%-28s %-30s %-20s %12s %10s\n", "layer", "op", "module", "output_sqnr", "gain_db");
+      for (const LayerSensitivity& l : ranked->layers) {
+        const Node& n = s.a->node(l.node);
+        std::printf("%-28s %-30s %-20s %12s %10s%s\n", n.name.c_str(), n.target.c_str(),
+                    n.moduleFrames().empty() ? "" : n.moduleFrames().back().path.c_str(),
+                    metricText(l.outputSqnrDb).c_str(), metricText(l.gainDb).c_str(),
+                    l.problem.empty() ? "" : ("  (" + l.problem + ")").c_str());
+      }
+    }
     if (!run.bFailure().ok())
       std::cout << "the reference run failed at node '" << run.bFailure().nodeName << "': " << run.bFailure().message << "\n";
     if (outcome.reason == StopReason::Failed)

@@ -19,6 +19,10 @@ struct NodeComparison {
   /// (infinite where A's op makes NaN or Inf and B's does not). A node that adds error has a
   /// large one; a node that inherits it, a small one.
   std::optional<double> ownRel;
+  /// The same own error as SQNR (dB). For a quantized node, B's op is run on the values A's
+  /// inputs had before their quantize/dequantize (the float activations) and B's weights: what
+  /// quantizing this layer alone costs it.
+  std::optional<double> ownSqnrDb;
   std::string ownProblem;  // why the own error was not measured, when it was wanted
   bool diverges = false;
   /// Diverges and adds error of its own (or none of its inputs diverged): where a stop lands.

@@ -1,9 +1,15 @@
 #include "PairedRun.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
+#include "compare/KeepInFloat.h"
+#include "program/QuantOps.h"
+
 namespace torchir {
+
+double defaultTolerance(DType a, DType b) { return std::max(defaultTolerance(a), defaultTolerance(b)); }
 
 double defaultTolerance(DType d) {
   switch (d) {
@@ -14,6 +20,25 @@ double defaultTolerance(DType d) {
     default: return isFloating(d) ? 1e-1 : 0;  // float8: a tenth; integers and bool: equal
   }
 }
+
+namespace {
+
+/// Quantization steps of a value's scale that a difference may reach before it is more than the
+/// rounding a quantized value has anyway.
+constexpr double kQuantizationSteps = 3;
+
+/// The quantization step of a node's output: its own scale, or that of the value one op after it
+/// (linear -> relu -> quantize: the linear's numbers are rounded to the relu's scale).
+std::optional<double> quantizationStepAfter(const Program& p, ValueId value) {
+  if (auto step = quantizationStepOf(p, value)) return step;
+  const auto& users = p.value(value).users;
+  if (users.size() != 1) return std::nullopt;
+  const Node& user = p.node(users.front());
+  if (!isOpNode(user) || user.outputs.empty() || quantRole(user.target) != QuantRole::None) return std::nullopt;
+  return quantizationStepOf(p, user.outputs.front());
+}
+
+}  // namespace
 
 /// The paired run's side of A's run loop: compares each node as it runs, stops where asked, and
 /// passes the rest to the observer around it.
@@ -177,6 +202,12 @@ void PairedRun::compareNode(NodeId ia) {
       released = released || m_a.released(na.outputs[i]) || m_b.released(nb.outputs[i]);
       continue;
     }
+    // a quantized op's integer codes are compared as the numbers they stand for
+    if (!isFloating(ta->dtype) && isFloating(tb->dtype))
+      if (const auto d = dequantizationOf(m_a.program(), na.outputs[i])) try {
+          ta = dequantizedValues(*ta, *d);
+        } catch (const std::invalid_argument&) {
+        }
     TensorMetrics m = compareTensors(*ta, *tb);
     if (!m.comparable()) m.nonfiniteA = countNonfinite(*ta), m.nonfiniteB = countNonfinite(*tb);
     nonfiniteA += m.nonfiniteA;
@@ -188,7 +219,11 @@ void PairedRun::compareNode(NodeId ia) {
       worst = score;
       c.output = static_cast<int>(i);
       c.metrics = std::move(m);
-      c.tolerance = m_options.tolerance > 0 ? m_options.tolerance : defaultTolerance(ta->dtype);
+      c.tolerance = m_options.tolerance > 0 ? m_options.tolerance : defaultTolerance(ta->dtype, tb->dtype);
+      // a quantized value: a few steps of its scale, relative to the reference's largest number
+      if (m_options.tolerance <= 0)
+        if (const auto step = quantizationStepAfter(m_a.program(), na.outputs[i]); step && c.metrics.maxRef > 0)
+          c.tolerance = std::max(c.tolerance, kQuantizationSteps * *step / c.metrics.maxRef);
       worstA = std::move(ta);
     }
   }
@@ -202,23 +237,52 @@ void PairedRun::compareNode(NodeId ia) {
   c.metrics.nonfiniteApart = apart;
   c.diverges = !c.metrics.comparable() || c.metrics.maxRel > c.tolerance || c.metrics.nonfiniteApart > 0;
   c.makesNonfinite = nonfiniteA > 0 && inputsFinite(na);
-  if (!c.metrics.comparable() || c.metrics.nonfiniteApart > 0 || c.metrics.maxRel >= c.tolerance * m_options.ownErrorFrom)
-    c.ownRel = ownError(na, ib, c.output, *worstA, c.ownProblem);
+  const bool quantized = isQuantizedLayer(m_a.program(), na);
+  if (quantized || !c.metrics.comparable() || c.metrics.nonfiniteApart > 0 ||
+      c.metrics.maxRel >= c.tolerance * m_options.ownErrorFrom)
+    c.ownRel = ownError(na, ib, c.output, *worstA, c.ownProblem, c.ownSqnrDb);
   c.startsDivergence = c.diverges && (!inputsDiverged(na) || (c.ownRel && *c.ownRel > c.tolerance));
   for (ValueId v : na.outputs) m_valueDiverged[static_cast<std::size_t>(v)] = c.diverges;
   keep();
 }
 
 std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output, const TensorData& outA,
-                                          std::string& problem) {
+                                          std::string& problem, std::optional<double>& sqnrDb) {
   const std::vector<ValueId> fromA = valuesNamedBy(na);
-  if (fromA.size() != valuesNamedBy(m_b.program().node(ib)).size()) {
+  const bool quantized = isQuantizedLayer(m_a.program(), na);
+  const Node& nb = m_b.program().node(ib);
+  if (quantized && nb.target != na.target) {
+    // a node the quantizer folded others into (conv with its batch norm): its own op, on its
+    // float activations and its own weights
+    try {
+      const auto outs = m_a.rerunNode(na.id, inputsKeptInFloat(m_a, na.id, nullptr, nullptr));
+      const auto& out = outs.at(static_cast<std::size_t>(output));
+      const TensorMetrics m = out ? compareTensors(outA, *out) : TensorMetrics{};
+      if (!out || !m.comparable()) {
+        problem = out ? m.problem : "the op made no tensor";
+        return std::nullopt;
+      }
+      sqnrDb = m.sqnrDb;
+      return m.nonfiniteApart > 0 ? INFINITY : m.maxRel;
+    } catch (const std::exception& e) {
+      problem = e.what();
+      return std::nullopt;
+    }
+  }
+  if (fromA.size() != valuesNamedBy(nb).size()) {
     problem = "its arguments differ from the reference node's";
     return std::nullopt;
   }
   std::vector<std::optional<TensorData>> inputs;
   inputs.reserve(fromA.size());
-  for (ValueId v : fromA) inputs.push_back(m_a.tensorView(v));  // a non-tensor keeps the reference's
+  // a non-tensor keeps the reference's; a quantized input is taken as it was before its
+  // quantization (KeepInFloat: the activation A's quantize node read, the reference's own weight)
+  const auto kept = quantized ? inputsKeptInFloat(m_a, na.id, &m_b, &m_matching) : std::vector<std::optional<TensorData>>{};
+  for (std::size_t i = 0; i < fromA.size(); ++i) {
+    const auto q = quantized ? quantizedInputOf(m_a.program(), fromA[i]) : std::nullopt;
+    if (q && q->isWeight() && !kept[i]) inputs.push_back(std::nullopt);  // the reference's float weight
+    else inputs.push_back(kept.empty() || !kept[i] ? m_a.tensorView(fromA[i]) : kept[i]);
+  }
   try {
     const auto outs = m_b.rerunNode(ib, inputs);
     const auto& out = outs.at(static_cast<std::size_t>(output));
@@ -231,6 +295,7 @@ std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output,
       problem = m.problem;
       return std::nullopt;
     }
+    sqnrDb = m.sqnrDb;
     return m.nonfiniteApart > 0 ? INFINITY : m.maxRel;  // non-finite where the reference's op is not
   } catch (const std::exception& e) {
     problem = e.what();

@@ -17,8 +17,8 @@
 namespace torchir {
 
 struct CompareOptions {
-  /// A node diverges when its output's max relative difference passes this; 0: by A's dtype
-  /// (defaultTolerance).
+  /// A node diverges when its output's max relative difference passes this; 0: by the dtypes
+  /// compared (defaultTolerance), and for a quantized value a few steps of its scale.
   double tolerance = 0;
   /// A node's own error (the node re-run in B's setting on A's inputs) is measured for nodes whose
   /// difference reaches this fraction of the tolerance: below it a node adds nothing worth naming.
@@ -28,6 +28,9 @@ struct CompareOptions {
 /// What float32, float16 and bfloat16 can be asked for (a few units of their rounding, grown by
 /// the sums of a layer): 1e-3, 1e-2, 5e-2; 1e-9 for float64; integers must be equal.
 double defaultTolerance(DType d);
+/// Two runs compared in two dtypes: the coarser one's (a float32 run against bfloat16 is held to
+/// bfloat16's rounding).
+double defaultTolerance(DType a, DType b);
 
 enum class CompareStop : uint8_t { None, Divergence, Nonfinite };
 
@@ -60,7 +63,8 @@ class PairedRun {
  private:
   class Observer;
   void compareNode(NodeId a);
-  std::optional<double> ownError(const Node& na, NodeId b, int output, const TensorData& outA, std::string& problem);
+  std::optional<double> ownError(const Node& na, NodeId b, int output, const TensorData& outA, std::string& problem,
+                                 std::optional<double>& sqnrDb);
   bool inputsDiverged(const Node& na) const;
   bool inputsFinite(const Node& na);
 

@@ -157,10 +157,15 @@ TensorMetrics compareTensors(const TensorData& a, const TensorData& b) {
     withReader(b.dtype, [&](auto rb) { accumulate<decltype(ra), decltype(rb)>(x.data, y.data, n, m, s); });
   });
   constexpr double kInf = std::numeric_limits<double>::infinity();
+  m.maxRef = s.maxB;
   m.maxRel = s.maxB > 0 ? m.maxAbs / s.maxB : m.maxAbs > 0 ? kInf : 0;
   m.meanAbs = m.compared ? s.sumAbs / static_cast<double>(m.compared) : 0;
   m.cosine = s.normA == 0 && s.normB == 0 ? 1 : s.normA == 0 || s.normB == 0 ? 0 : s.dot / std::sqrt(s.normA * s.normB);
-  m.sqnrDb = s.noise == 0 ? kInf : s.normB == 0 ? -kInf : 10 * std::log10(s.normB / s.noise);
+  m.l1 = s.sumAbs;
+  m.mse = m.compared ? s.noise / static_cast<double>(m.compared) : 0;
+  auto decibels = [&](double signal) { return s.noise == 0 ? kInf : signal == 0 ? -kInf : 10 * std::log10(signal / s.noise); };
+  m.sqnrDb = decibels(s.normA);
+  m.snrDb = decibels(s.normB);
   return m;
 }
 

@@ -13,8 +13,16 @@ struct TensorMetrics {
   double maxAbs = 0;    // max |a - b|
   double maxRel = 0;    // max |a - b| / max |b| (infinite when b is all zeros and a is not)
   double meanAbs = 0;   // mean |a - b|
+  double maxRef = 0;    // max |b|
   double cosine = 1;    // a.b / (|a| |b|); 1 when both are zero
-  double sqnrDb = 0;    // 10 log10(sum b^2 / sum (a - b)^2); +inf when equal
+  double mse = 0;       // mean (a - b)^2
+  double l1 = 0;        // sum |a - b| (ExecuTorch's L1)
+  /// Signal to quantization noise, as torchao's numeric debugger reports it (torch.ao.ns's
+  /// compute_sqnr, the run under test as the signal): 20 log10(|a| / |a - b|); +inf when equal.
+  double sqnrDb = 0;
+  /// Signal to noise, as ExecuTorch's Inspector reports it (the reference as the signal):
+  /// 10 log10(mean b^2 / mean (a - b)^2); +inf when equal.
+  double snrDb = 0;
   int64_t nonfiniteA = 0, nonfiniteB = 0;
   /// Elements where the two disagree about being finite (inf against a number, NaN against inf).
   int64_t nonfiniteApart = 0;

@@ -16,6 +16,8 @@ std::string describePatch(const ArgumentPatch& patch) {
     case ArgumentPatch::Kind::Cast: return "cast to " + std::string(dtypeName(patch.dtype));
     case ArgumentPatch::Kind::Fill: return "filled with " + value.str();
     case ArgumentPatch::Kind::Replace: return "from " + (patch.origin.empty() ? std::string("a file") : patch.origin);
+    case ArgumentPatch::Kind::FromValue:
+      return patch.origin.empty() ? "from value " + std::to_string(patch.source) : patch.origin;
   }
   return {};
 }

@@ -14,13 +14,15 @@ struct ArgumentPatch {
     Scalar,   // a number argument takes `value` (an int argument its integer, a bool argument value != 0)
     Cast,     // a tensor argument cast to `dtype`
     Fill,     // a tensor argument of the same shape and dtype, every element `value`
-    Replace   // a tensor argument replaced by `tensor` (from a .safetensors file)
+    Replace,  // a tensor argument replaced by `tensor` (from a .safetensors file)
+    FromValue // a tensor argument taken from another value of the run, `source` (keep in float)
   };
   std::string argument;  // the schema's name for it
   Kind kind = Kind::Scalar;
   double value = 0;
   DType dtype = DType::Unknown;
   TensorData tensor;
+  ValueId source = kNone;  // FromValue: the value of the same run it is taken from
   std::string origin;  // Replace: where the tensor came from ("fix.safetensors:input_0")
 };
 

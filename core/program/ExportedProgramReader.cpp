@@ -440,6 +440,8 @@ class Builder {
     std::optional<bool> hopSingle;
     std::shared_ptr<const std::string> stackTrace;
     std::shared_ptr<const ModuleStack> moduleStack;
+    std::optional<NodeOrigin> origin;
+    std::optional<int64_t> debugHandle;
     fields(sn, "a node", [&](std::string_view key, od::value v) {
       if (key == "target") serializedTarget = m_r.string(v, "a node's target"), hasTarget = true;
       else if (key == "name") {
@@ -457,6 +459,10 @@ class Builder {
             stackTrace = m_stackTraces.of(m_r, x, "stack_trace", [](std::string_view t) { return std::string(t); });
           else if (k == "nn_module_stack")
             moduleStack = m_moduleStacks.of(m_r, x, "nn_module_stack", [this](std::string_view t) { return moduleStackOf(t); });
+          else if (k == "from_node")
+            origin = originFromNodeText(m_r.string(x, "from_node"));
+          else if (k == "custom")
+            debugHandle = debugHandleFromCustomText(m_r.string(x, "custom"));
         });
       } else if (key == "is_hop_single_tensor_return" && typeOf(v) == od::json_type::boolean) {
         hopSingle = m_r.boolean(v, "is_hop_single_tensor_return");
@@ -484,6 +490,11 @@ class Builder {
     }
     node.stackTrace = std::move(stackTrace);
     if (moduleStack && !moduleStack->empty()) node.moduleStack = std::move(moduleStack);
+    if (origin || debugHandle) {
+      NodeOrigin o = origin ? std::move(*origin) : NodeOrigin{};
+      o.debugHandle = debugHandle;
+      node.origin = std::make_shared<const NodeOrigin>(std::move(o));
+    }
     auto& shared = m_targets[serializedTarget];
     if (!shared) shared = std::make_shared<const std::string>(serializedTarget);
     node.serializedTarget = shared;

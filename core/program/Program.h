@@ -9,6 +9,7 @@
 #include "Argument.h"
 #include "DType.h"
 #include "Ids.h"
+#include "NodeOrigin.h"
 #include "TensorData.h"
 
 namespace torchir {
@@ -74,6 +75,8 @@ struct Node {
   /// program has a few dozen distinct stack traces). Null when the file has none.
   std::shared_ptr<const std::string> stackTrace;
   std::shared_ptr<const ModuleStack> moduleStack;
+  /// Its `from_node` ancestor and debug handle; null when the file records neither.
+  std::shared_ptr<const NodeOrigin> origin;
   /// A get_attr node of a higher-order op's graph argument: its index in Program::subgraphs.
   int32_t subgraph = kNone;
 

@@ -150,6 +150,12 @@ class Writer {
       for (const ModuleFrame& f : n.moduleFrames()) stack += (stack.empty() ? "" : ";") + f.path + "," + f.path + "," + f.type;
       metadata["nn_module_stack"] = stack;
     }
+    // the provenance a quantized program and its float twin are paired by, kept by a part's repro
+    if (n.origin && n.origin->hasAncestor())
+      metadata["from_node"] = Json::array({{{"name", n.origin->name}, {"target", ""}, {"graph_id", n.origin->graphId},
+                                            {"pass_name", ""}, {"action", "create"}, {"from_node", Json::array()}}})
+                                  .dump();
+    if (n.origin && n.origin->debugHandle) metadata["custom"] = Json{{"numeric_debug_handle", *n.origin->debugHandle}}.dump();
     // a higher-order op says whether its one output is a tensor or a tuple of one
     const std::string target = n.serializedTarget ? *n.serializedTarget : "torch.ops." + n.target;
     const Json hopSingle = target.rfind("torch.ops.higher_order.", 0) == 0 ? Json(!n.returnsTuple) : Json(nullptr);

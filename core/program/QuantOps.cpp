@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "TensorValues.h"
 
@@ -91,6 +93,58 @@ std::optional<Dequantization> dequantizationOf(const Program& p, ValueId value) 
   }
   if (v.producer >= 0 && quantRole(p.node(v.producer).target) == QuantRole::Quantize) return qparamsOf(p, p.node(v.producer));
   return std::nullopt;
+}
+
+std::optional<double> quantizationStepOf(const Program& p, ValueId value) {
+  auto d = dequantizationOf(p, value);
+  if (!d && value >= 0 && static_cast<std::size_t>(value) < p.values.size())
+    for (NodeId user : p.value(value).users) {
+      const Node& n = p.node(user);
+      if (quantRole(n.target) == QuantRole::Quantize && !n.inputs.empty() && !n.inputs[0].values.empty() &&
+          n.inputs[0].values[0] == value && (d = qparamsOf(p, n)))
+        break;
+    }
+  if (!d || d->scales.empty()) return std::nullopt;
+  return *std::max_element(d->scales.begin(), d->scales.end());
+}
+
+TensorData dequantizedValues(const TensorData& codes, const Dequantization& d) {
+  const int64_t n = codes.numel();
+  int64_t inner = 1, channels = 1;
+  if (d.axis >= 0) {
+    if (static_cast<std::size_t>(d.axis) >= codes.sizes.size()) throw std::invalid_argument("the qparams' axis is past the tensor's rank");
+    channels = codes.sizes[static_cast<std::size_t>(d.axis)];
+    for (std::size_t i = static_cast<std::size_t>(d.axis) + 1; i < codes.sizes.size(); ++i) inner *= codes.sizes[i];
+    if (static_cast<int64_t>(d.scales.size()) != channels) throw std::invalid_argument("the qparams do not fit the tensor's channels");
+  }
+  if (n > 0 && !codes.hasData()) throw std::invalid_argument("the codes have no data");
+  auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(n) * sizeof(double));
+  auto* out = reinterpret_cast<double*>(bytes->data());
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = d.dequantize(elementAsDouble(codes, i), inner > 0 && channels > 0 ? (i / inner) % channels : 0);
+  TensorData t;
+  t.dtype = DType::Float64;
+  t.sizes = codes.sizes;
+  t.strides = TensorData::contiguousStrides(t.sizes);
+  t.storage = std::make_shared<Storage>(Storage{bytes->data(), bytes->size(), bytes, "dequantized"});
+  return t;
+}
+
+std::optional<QuantizedInput> quantizedInputOf(const Program& p, ValueId value) {
+  if (value < 0 || static_cast<std::size_t>(value) >= p.values.size()) return std::nullopt;
+  const NodeId dq = p.value(value).producer;
+  if (dq < 0 || quantRole(p.node(dq).target) != QuantRole::Dequantize) return std::nullopt;
+  const Node& d = p.node(dq);
+  if (d.inputs.empty() || d.inputs[0].values.empty()) return std::nullopt;
+  QuantizedInput in;
+  in.dequantize = dq;
+  const ValueId codes = d.inputs[0].values[0];
+  const NodeId q = p.value(codes).producer;
+  if (q < 0 || p.node(q).opcode != Opcode::CallFunction) return in;  // codes held as a constant: a weight
+  const Node& qn = p.node(q);
+  if (quantRole(qn.target) != QuantRole::Quantize || qn.inputs.empty() || qn.inputs[0].values.empty()) return std::nullopt;
+  in.floatValue = qn.inputs[0].values[0];
+  return in;
 }
 
 std::string quantGranularity(const std::string& target) {

@@ -41,6 +41,27 @@ struct Dequantization {
 /// none does, or when its qparams are made during the run (dynamic quantization).
 std::optional<Dequantization> dequantizationOf(const Program& p, ValueId value);
 
+/// The largest quantization step the numbers of `value` are rounded to: the scale of its codes
+/// (dequantizationOf), or of the quantize node that reads it (a float op's output that is then
+/// quantized). nullopt where the program holds no such static qparams.
+std::optional<double> quantizationStepOf(const Program& p, ValueId value);
+
+/// Integer codes as the real numbers they stand for, as float64: `(code - zero point) * scale`
+/// per tensor or per channel along the axis. Throws std::invalid_argument when `d` does not fit
+/// the tensor (its axis or its number of channels).
+TensorData dequantizedValues(const TensorData& codes, const Dequantization& d);
+
+/// Where a node's input `value` comes out of quantization: it is made by a dequantize node that
+/// reads codes made by a quantize node (an activation) or held as a constant (a weight).
+struct QuantizedInput {
+  NodeId dequantize = kNone;
+  /// The float value the quantize node read (an activation): what the input was before its
+  /// quantization; kNone for a weight.
+  ValueId floatValue = kNone;
+  bool isWeight() const { return floatValue == kNone; }
+};
+std::optional<QuantizedInput> quantizedInputOf(const Program& p, ValueId value);
+
 /// A quantize or dequantize node's qparams as a user reads them: `s=0.0123 zp=-3` where the node
 /// holds them as numbers, else `dynamic` (qparams computed in the run) or its granularity.
 std::string quantParamsText(const Node& node);

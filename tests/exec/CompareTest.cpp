@@ -77,7 +77,10 @@ class CompareTest : public QObject {
     QCOMPARE(off.maxAbs, 1.0);
     QCOMPARE(off.maxRel, 0.25);  // 1 / max |b|
     QCOMPARE(off.meanAbs, 0.25);
-    QVERIFY(std::abs(off.sqnrDb - 10 * std::log10(30.0)) < 1e-12);
+    QVERIFY(std::abs(off.sqnrDb - 10 * std::log10(39.0)) < 1e-12);  // torchao's: |a| is the signal
+    QVERIFY(std::abs(off.snrDb - 10 * std::log10(30.0)) < 1e-12);   // ExecuTorch's: |b| is
+    QCOMPARE(off.mse, 0.25);
+    QCOMPARE(off.l1, 1.0);
     const TensorMetrics inf = compareTensors(tensorOf({1.0f, INFINITY, NAN, 4.0f}), tensorOf({1.0f, INFINITY, 3.0f, 4.0f}));
     QCOMPARE(inf.nonfiniteA, 2);
     QCOMPARE(inf.nonfiniteB, 1);

@@ -53,6 +53,7 @@ int choiceOf(const torchir::ArgumentPatch& p) {
     case torchir::ArgumentPatch::Kind::Replace:
       return kReplace;
     case torchir::ArgumentPatch::Kind::Scalar:
+    case torchir::ArgumentPatch::Kind::FromValue:
       break;
   }
   return kAsIs;

@@ -1,0 +1,44 @@
+#pragma once
+// Layer sensitivity: which quantized layer, kept in float alone, gives back the most of the
+// output's accuracy. Each layer's run starts where the change matters, at the layer, from the
+// quantized run's own values (the run up to it is shared by all), and makes again only the nodes
+// that depend on it.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/KeepInFloat.h"
+#include "compare/NodeMatching.h"
+#include "exec/Session.h"
+
+namespace torchir {
+
+struct LayerSensitivity {
+  NodeId node = kNone;
+  double outputSqnrDb = 0;  // the final output's SQNR against the float run, with this layer in float
+  double gainDb = 0;        // over the quantized run's
+  std::string problem;      // why it could not be measured
+};
+
+struct SensitivityResult {
+  double baselineSqnrDb = 0;  // the quantized run's final output against the float run's
+  std::vector<LayerSensitivity> layers;  // ranked: the largest gain first; unmeasured ones last
+  bool cancelled = false;
+  std::size_t layersRun = 0;
+};
+
+/// `a` (quantized) and `b` (its float program) have both run to the end; `matching` pairs a's
+/// nodes with b's. a's run is made once more first, holding every value and, where an in-place
+/// op writes a value, the value as each later node read it. `progress(done, total)` is called
+/// before each layer; false cancels. Both runs end as they were.
+SensitivityResult layerSensitivity(Session& a, const Session& b, const NodeMatching& matching,
+                                   const std::function<bool(std::size_t, std::size_t)>& progress = {},
+                                   RunObserver* outer = nullptr);
+
+/// The SQNR of the user outputs of a run that keeps `changed` values instead of a's own, against
+/// b's: the lowest over the floating outputs (torchao's SQNR, the run under test as the signal).
+double outputSqnrDb(const Session& a, const Session& b,
+                    const std::function<std::optional<TensorData>(ValueId)>& valueOfA);
+
+}  // namespace torchir
