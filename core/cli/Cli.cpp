@@ -69,6 +69,9 @@ const std::vector<CommandSpec> kCommands = {
       {"--tolerance", "T", "max rel past which a node diverges"},
       kJson,
       {"--csv", "F", "write the per-node table"},
+      {"--report", "F.html",
+       "write one self-contained HTML page: the worst layers, the sensitivity chart, the graph coloured by SQNR, "
+       "every node"},
       {"--sensitivity", nullptr, "keep each quantized layer in float alone; rank layers by the output's SQNR gained"},
       kThreads, kCastWeights}},
     {"extract", "a node's or module's part as a .pt2 torch.export.load runs, with the inputs it got in a run",

@@ -13,6 +13,7 @@
 #include "aten/AtenBackend.h"
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonJson.h"
+#include "compare/ComparisonReport.h"
 #include "compare/PairedRun.h"
 #include "compare/Sensitivity.h"
 #include "program/InputsFile.h"
@@ -68,6 +69,34 @@ Json sensitivityJson(const SensitivityResult& r, const Program& a) {
 void writeCsv(const std::string& path, const PairedRun& run, const Program& a, const Program& b) {
   std::ofstream out(path);
   out << comparisonCsv(run.nodes(), a, b);
+  if (!out) throw LoadError(path, "cannot be written");
+}
+
+/// The final output's SQNR once both runs have ended: B runs on to its end when the comparison
+/// stopped it early, unless it failed on the way; nullopt when either did not end.
+std::optional<double> finalOutputSqnr(Session& sa, Session& sb, const PairedRun& run) {
+  if (!sa.finished()) return std::nullopt;
+  if (!sb.finished() && run.bFailure().ok()) sb.run();
+  if (!sb.finished()) return std::nullopt;
+  return outputSqnrDb(sa, sb, [&](ValueId v) { return sa.tensorView(v); });
+}
+
+/// `--report F.html`: the comparison as one page to attach to a bug or a pull request.
+void writeReport(const std::string& path, const Sides& s, const PairedRun& run, const SensitivityResult* ranked,
+                 Session& sa, Session& sb) {
+  ReportInput in;
+  in.programPath = s.a->source.path;
+  in.reference = s.reference;
+  in.a = s.a;
+  in.b = s.b;
+  in.nodes = &run.nodes();
+  if (s.b != s.a) in.matching = &run.matching();  // a shadow's pairing is every node with itself
+  in.sensitivity = ranked;
+  in.outputSqnrDb = finalOutputSqnr(sa, sb, run);
+  in.firstDivergence = run.firstDivergence();
+  in.firstNonfinite = run.firstNonfinite();
+  std::ofstream out(path, std::ios::binary);
+  out << comparisonReportHtml(in);
   if (!out) throw LoadError(path, "cannot be written");
 }
 
@@ -195,6 +224,7 @@ int compareCommand(const Args& args) {
   const NodeComparison* firstBad = run.firstNonfinite();
 
   if (args.flag("--csv")) writeCsv(args.option("--csv"), run, *s.a, *s.b);
+  if (args.flag("--report")) writeReport(args.option("--report"), s, run, ranked ? &*ranked : nullptr, *sa, *sb);
   if (args.flag("--json")) {
     Json j;
     j["reference"] = s.reference;

@@ -20,7 +20,8 @@ std::string comparisonCsv(const std::vector<NodeComparison>& nodes, const Progra
     const std::string problem = c.problem.empty() ? m.problem : c.problem;
     out += csvField(a.node(c.a).name) + ',' + csvField(a.node(c.a).target) + ',' + csvField(b.node(c.b).name) + ',' +
            realText(m.maxAbs) + ',' + realText(m.maxRel) + ',' + realText(m.meanAbs) + ',' + realText(m.cosine) +
-           ',' + realText(m.sqnrDb) + ',' + std::to_string(m.nonfiniteA) + ',' + std::to_string(m.nonfiniteB) + ',' +
+           ',' + realText(m.sqnrDb) + ',' + realText(m.snrDb) + ',' + realText(m.mse) + ',' + realText(m.l1) + ',' +
+           std::to_string(m.nonfiniteA) + ',' + std::to_string(m.nonfiniteB) + ',' +
            (c.ownRel ? realText(*c.ownRel) : std::string()) + ',' +
            (c.ownSqnrDb ? realText(*c.ownSqnrDb) : std::string()) + ',' + (c.diverges ? "true" : "false") + ',' +
            csvField(problem) + '\n';

@@ -3,9 +3,11 @@
 // graph and status bar show it, and a capture holds it by node names (capture/CaptureFile's
 // namedComparison and comparisonFromNames, the one pair of converters).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compare/LayerSensitivity.h"
 #include "compare/NodeComparison.h"
 #include "program/Program.h"
 
@@ -23,6 +25,16 @@ struct ComparisonRecord {
   /// (sorted).
   NodeId firstNonfinite = kNone;
   std::vector<NodeId> nonfiniteSlice;
+  /// The final output's SQNR (torchao's) once both runs have ended.
+  std::optional<double> outputSqnrDb;
+  /// The run's program takes quantized inputs somewhere (a dequantize node feeds an op): layer
+  /// sensitivity and keep in float apply.
+  bool quantized = false;
+  /// Quantize/dequantize nodes of the run's program; reference nodes folded into the run's.
+  std::size_t quantizationNodes = 0;
+  std::vector<std::string> foldedInReference;
+  /// Each quantized layer kept in float alone (Compare › Layer Sensitivity); null until asked.
+  std::shared_ptr<const SensitivityResult> sensitivity;
 
   /// Rebuilds the per-node index after `nodes` changed; `programNodes` is the run's program's size.
   void index(std::size_t programNodes);

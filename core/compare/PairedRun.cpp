@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "compare/KeepInFloat.h"
+#include "compare/Sensitivity.h"
 #include "program/QuantOps.h"
 
 namespace torchir {
@@ -314,6 +315,12 @@ ComparisonRecord PairedRun::record(std::string reference, std::shared_ptr<const 
   for (NodeId n : m_matching.unmatchedA) r.onlyInProgram.push_back(a.node(n).name);
   for (NodeId n : m_matching.unmatchedB) r.onlyInReference.push_back(b.node(n).name);
   if (!m_bFailure.ok()) r.referenceFailure = m_bFailure.nodeName + ": " + m_bFailure.message;
+  if (m_a.finished() && m_b.finished()) {
+    r.outputSqnrDb = outputSqnrDb(m_a, m_b, [this](ValueId v) { return m_a.tensorView(v); });
+  }
+  r.quantized = !quantizedLayers(a).empty();
+  r.quantizationNodes = m_matching.quantizationA.size();
+  for (const auto& [nb, na] : m_matching.foldedB) r.foldedInReference.push_back(b.node(nb).name);
   if (const NodeComparison* bad = firstNonfinite()) {
     r.firstNonfinite = bad->a;
     r.nonfiniteSlice = backwardSlice(bad->a);  // in program order: sorted

@@ -9,24 +9,11 @@
 #include <vector>
 
 #include "compare/KeepInFloat.h"
+#include "compare/LayerSensitivity.h"
 #include "compare/NodeMatching.h"
 #include "exec/Session.h"
 
 namespace torchir {
-
-struct LayerSensitivity {
-  NodeId node = kNone;
-  double outputSqnrDb = 0;  // the final output's SQNR against the float run, with this layer in float
-  double gainDb = 0;        // over the quantized run's
-  std::string problem;      // why it could not be measured
-};
-
-struct SensitivityResult {
-  double baselineSqnrDb = 0;  // the quantized run's final output against the float run's
-  std::vector<LayerSensitivity> layers;  // ranked: the largest gain first; unmeasured ones last
-  bool cancelled = false;
-  std::size_t layersRun = 0;
-};
 
 /// `a` (quantized) and `b` (its float program) have both run to the end; `matching` pairs a's
 /// nodes with b's. a's run is made once more first, holding every value and, where an in-place

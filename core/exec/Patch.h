@@ -22,8 +22,8 @@ struct ArgumentPatch {
   double value = 0;
   DType dtype = DType::Unknown;
   TensorData tensor;
-  ValueId source = kNone;  // FromValue: the value of the same run it is taken from
   std::string origin;  // Replace: where the tensor came from ("fix.safetensors:input_0")
+  ValueId source = kNone;  // FromValue: the value of the same run it is taken from
 };
 
 /// "cast to float32", "= 0.5", "filled with 0", "from fix.safetensors:input_0".

@@ -38,7 +38,7 @@ Style styleOf(BoxKind k) {
 
 }  // namespace
 
-std::string layoutToSvg(const Layout& l) {
+std::string layoutToSvg(const Layout& l, const BoxFill& fillOf) {
   const double m = 10;  // margin around the drawing
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(l.bounds.w + 2 * m) + "\" height=\"" +
@@ -74,14 +74,16 @@ std::string layoutToSvg(const Layout& l) {
   }
   for (const Box& b : l.boxes) {
     const Style st = styleOf(b.kind);
+    const std::string custom = fillOf ? fillOf(b) : std::string();
+    const std::string fill = custom.empty() ? std::string(st.fill) : escape(custom);
     if (b.kind == BoxKind::Port) {
       s += "<circle cx=\"" + num(b.rect.x + b.rect.w / 2) + "\" cy=\"" + num(b.rect.y + b.rect.h / 2) + "\" r=\"" +
-           num(b.rect.w / 2) + "\" fill=\"" + st.fill + "\" stroke=\"" + st.stroke + "\"/>\n";
+           num(b.rect.w / 2) + "\" fill=\"" + fill + "\" stroke=\"" + st.stroke + "\"/>\n";
       continue;
     }
     const bool module = b.kind == BoxKind::Module;
     s += "<rect x=\"" + num(b.rect.x) + "\" y=\"" + num(b.rect.y) + "\" width=\"" + num(b.rect.w) + "\" height=\"" +
-         num(b.rect.h) + "\" rx=\"" + (b.kind == BoxKind::Op ? "3" : "8") + "\" fill=\"" + st.fill + "\" stroke=\"" +
+         num(b.rect.h) + "\" rx=\"" + (b.kind == BoxKind::Op ? "3" : "8") + "\" fill=\"" + fill + "\" stroke=\"" +
          st.stroke + "\"" + (module ? " stroke-width=\"2\"" : "") + "/>\n";
     double y = b.rect.y + 4 + 11;  // box padding + baseline of a 14-pt line
     for (std::size_t i = 0; i < b.lines.size(); ++i, y += 14)

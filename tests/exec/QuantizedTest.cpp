@@ -164,7 +164,7 @@ class QuantizedTest : public QObject {
     for (const auto& a : p.node(q).inputs)
       if (const auto* f = a.arg.as<arg::Float>(); f && a.name == "scale") scale = f->value;
     QVERIFY(scale > 0);
-    s->setPatches(q, {ArgumentPatch{"scale", ArgumentPatch::Kind::Scalar, 2 * scale, DType::Unknown, {}, {}}});
+    s->setPatches(q, {ArgumentPatch{"scale", ArgumentPatch::Kind::Scalar, 2 * scale, DType::Unknown, {}, {}, kNone}});
     s->reset();
     QVERIFY(s->setInputs(inputsOf(quantPath("q_pt2e_cnn", ".inputs.safetensors"))).ok());
     QCOMPARE(s->runTo(q).reason, StopReason::Stepped);

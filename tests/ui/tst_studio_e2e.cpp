@@ -25,6 +25,8 @@
 
 #include "Fixtures.h"
 #include "graph/ComparisonLegend.h"
+#include <QFileInfo>
+#include <QStatusBar>
 #include "graph/GraphItems.h"
 #include "graph/GraphPanel.h"
 #include "graph/GraphScene.h"
@@ -34,6 +36,7 @@
 #include "panels/FxTableModel.h"
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
+#include "panels/SensitivityChart.h"
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
@@ -700,6 +703,73 @@ class TestStudioEndToEnd : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
     saveScreenshot(window, QStringLiteral("resnet18_step3.png"));
   }
+
+  // A quantized program against its float export (qp_outlier_mlp: fc3's int8 weights ruined by an
+  // outlier): the graph by SQNR shows fc3 worst, Layer Sensitivity ranks it first in its chart and
+  // colours the graph by gain, and Keep in Float on it gives the output's SQNR back.
+  void quantizedAgainstItsFloatProgram() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    const QString dir = torchir::test::fixturesDir() + QStringLiteral("/quantpairs/qp_outlier_mlp/");
+    if (!QFileInfo::exists(dir + QStringLiteral("qp_outlier_mlp.float.pt2"))) QSKIP("no quantpairs fixtures");
+    QVERIFY(openReady(window, {dir + QStringLiteral("qp_outlier_mlp.pt2"), {}, {}, dir + QStringLiteral("qp_outlier_mlp.inputs.safetensors")}));
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("actionCompareFloatProgram"))->isEnabled());
+    auto* sensitivity = window.findChild<QAction*>(QStringLiteral("actionLayerSensitivity"));
+    QVERIFY(sensitivity && !sensitivity->isEnabled());  // no float program to measure against yet
+    // Compare › With Float Program…'s request (the file dialog's choice)
+    torchir::ui::CompareRequest request;
+    request.kind = torchir::ui::CompareRequest::File;
+    request.path = dir + QStringLiteral("qp_outlier_mlp.float.pt2");
+    window.session()->compareWith(request);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() != nullptr, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    const auto before = window.session()->comparison();
+    QVERIFY(before->onlyInProgram.empty() && before->onlyInReference.empty());
+    QVERIFY(before->quantizationNodes > 0 && before->quantized);
+    QVERIFY(before->outputSqnrDb && *before->outputSqnrDb < 20);
+    const torchir::Program& program = window.program()->program;
+    const torchir::NodeId fc3 = *program.findNode("linear_2");
+    const torchir::NodeId fc1 = *program.findNode("linear");
+    auto* legend = window.findChild<torchir::ui::ComparisonLegend*>(QStringLiteral("comparisonLegend"));
+    legend->setMetric(torchir::ui::ComparisonMetric::Sqnr);
+    auto* scene = window.graphPanel()->scene();
+    QTRY_VERIFY_WITH_TIMEOUT(scene->shownTint(fc3).isValid(), kTimeoutMs);
+    QCOMPARE(scene->shownTint(fc3), torchir::ui::severityColor(3));  // 14 dB
+    QCOMPARE(scene->shownTint(fc1), torchir::ui::severityColor(1));  // 40.5 dB
+    saveScreenshot(window, QStringLiteral("quantized_vs_float_sqnr.png"));
+
+    QTRY_VERIFY_WITH_TIMEOUT(sensitivity->isEnabled(), kTimeoutMs);
+    sensitivity->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() && window.session()->comparison()->sensitivity, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    const auto ranked = window.session()->comparison()->sensitivity;
+    QCOMPARE(ranked->layers.front().node, fc3);
+    auto* chart = window.findChild<torchir::ui::SensitivityChart*>(QStringLiteral("sensitivityChart"));
+    QVERIFY(chart && chart->isVisible() && chart->result());
+    QCOMPARE(legend->metric(), torchir::ui::ComparisonMetric::SensitivityGain);
+    QCOMPARE(scene->shownTint(fc3), torchir::ui::severityColor(3));  // gives back > 6 dB
+    QCOMPARE(scene->shownTint(fc1), torchir::ui::severityColor(1));
+    saveScreenshot(window, QStringLiteral("layer_sensitivity.png"));
+
+    window.graphPanel()->selectNode(fc3);
+    window.findChild<QTableView*>(QStringLiteral("fxTable"))->selectRow(fc3);
+    QTRY_COMPARE_WITH_TIMEOUT(window.selectedNode(), fc3, kTimeoutMs);
+    auto* keep = window.findChild<QAction*>(QStringLiteral("actionKeepInFloat"));
+    QTRY_VERIFY_WITH_TIMEOUT(keep->isEnabled(), kTimeoutMs);
+    keep->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() && window.session()->comparison()->outputSqnrDb &&
+                                 *window.session()->comparison()->outputSqnrDb > 30,
+                             kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    QVERIFY(window.session()->marks().isPatched(fc3));  // marked in table and graph as an edited call
+    QVERIFY(window.session()->comparison()->outputSqnrDb > before->outputSqnrDb);
+    QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().contains(QStringLiteral("kept in float (was")),
+                              qPrintable(window.statusBar()->currentMessage()), kTimeoutMs);
+    legend->setMetric(torchir::ui::ComparisonMetric::Sqnr);
+    saveScreenshot(window, QStringLiteral("keep_in_float.png"));
+  }
+
 };
 
 QTEST_MAIN(TestStudioEndToEnd)

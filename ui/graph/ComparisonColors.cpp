@@ -5,7 +5,18 @@
 
 namespace torchir::ui {
 
-int comparisonSeverity(const torchir::NodeComparison& c, ComparisonMetric metric) {
+namespace {
+
+int bySqnr(double s) { return s < 20 ? 3 : s < 40 ? 2 : s < 60 ? 1 : 0; }
+
+}  // namespace
+
+int comparisonSeverity(const torchir::NodeComparison& c, ComparisonMetric metric, const torchir::ComparisonRecord* record) {
+  if (metric == ComparisonMetric::SensitivityGain) {
+    const torchir::LayerSensitivity* l = record && record->sensitivity ? record->sensitivity->of(c.a) : nullptr;
+    if (!l || !l->problem.empty()) return -1;
+    return l->gainDb > 6 ? 3 : l->gainDb > 1 ? 2 : l->gainDb > 0.1 ? 1 : 0;
+  }
   if (!c.problem.empty()) return -1;
   if (c.makesNonfinite || c.metrics.nonfiniteApart > 0 || !c.metrics.comparable()) return 4;
   auto byTolerance = [&](double x) {
@@ -19,10 +30,9 @@ int comparisonSeverity(const torchir::NodeComparison& c, ComparisonMetric metric
       const double d = 1 - c.metrics.cosine;
       return d > 1e-2 ? 3 : d > 1e-4 ? 2 : d > 1e-6 ? 1 : 0;
     }
-    case ComparisonMetric::Sqnr: {
-      const double s = c.metrics.sqnrDb;
-      return s < 20 ? 3 : s < 40 ? 2 : s < 60 ? 1 : 0;
-    }
+    case ComparisonMetric::Sqnr: return bySqnr(c.metrics.sqnrDb);
+    case ComparisonMetric::OwnSqnr: return c.ownSqnrDb ? bySqnr(*c.ownSqnrDb) : -1;
+    case ComparisonMetric::SensitivityGain: break;
   }
   return -1;
 }
@@ -50,8 +60,13 @@ QString severityLabel(ComparisonMetric metric, int severity) {
       static const char* const kLabels[] = {"1 - cos < 1e-6", "< 1e-4", "< 1e-2", ">= 1e-2"};
       return QObject::tr(kLabels[severity]);
     }
-    case ComparisonMetric::Sqnr: {
+    case ComparisonMetric::Sqnr:
+    case ComparisonMetric::OwnSqnr: {
       static const char* const kLabels[] = {"SQNR > 60 dB", "> 40 dB", "> 20 dB", "<= 20 dB"};
+      return QObject::tr(kLabels[severity]);
+    }
+    case ComparisonMetric::SensitivityGain: {
+      static const char* const kLabels[] = {"in float: gains <= 0.1 dB", "> 0.1 dB", "> 1 dB", "> 6 dB"};
       return QObject::tr(kLabels[severity]);
     }
   }
@@ -64,6 +79,8 @@ QString metricName(ComparisonMetric metric) {
     case ComparisonMetric::OwnRel: return QObject::tr("own rel");
     case ComparisonMetric::Cosine: return QObject::tr("cosine");
     case ComparisonMetric::Sqnr: return QObject::tr("SQNR");
+    case ComparisonMetric::OwnSqnr: return QObject::tr("own SQNR");
+    case ComparisonMetric::SensitivityGain: return QObject::tr("sensitivity gain");
   }
   return {};
 }

@@ -17,7 +17,7 @@ ComparisonLegend::ComparisonLegend(QWidget* parent) : QFrame(parent) {
   grid->addWidget(m_title, 0, 0, 1, 2);
   m_metric = new QComboBox(this);
   m_metric->setObjectName(QStringLiteral("comparisonMetric"));
-  for (ComparisonMetric m : {ComparisonMetric::MaxRel, ComparisonMetric::OwnRel, ComparisonMetric::Cosine, ComparisonMetric::Sqnr})
+  for (ComparisonMetric m : kComparisonMetrics)
     m_metric->addItem(metricName(m), static_cast<int>(m));
   grid->addWidget(m_metric, 1, 0, 1, 2);
   for (int s = 0; s < kSeverityLevels; ++s) {
@@ -33,6 +33,10 @@ ComparisonLegend::ComparisonLegend(QWidget* parent) : QFrame(parent) {
     Q_EMIT metricChanged(metric());
   });
   updateLabels();
+}
+
+void ComparisonLegend::setMetric(ComparisonMetric metric) {
+  m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(metric)));
 }
 
 ComparisonMetric ComparisonLegend::metric() const { return static_cast<ComparisonMetric>(m_metric->currentData().toInt()); }

@@ -15,6 +15,8 @@ class ComparisonLegend : public QFrame {
  public:
   explicit ComparisonLegend(QWidget* parent = nullptr);
   ComparisonMetric metric() const;
+  /// Shows `metric` (as if chosen in the legend: metricChanged follows).
+  void setMetric(ComparisonMetric metric);
   /// "Compared with float64", above the key.
   void setReference(const QString& reference);
 

@@ -224,7 +224,7 @@ void GraphPanel::tintNodes() {
         inSlice[static_cast<std::size_t>(box)] = true;
     std::map<int, int> worst;  // collapsed module level -> the worst severity inside
     for (const auto& c : m_comparison->nodes) {
-      const int severity = comparisonSeverity(c, m_legend->metric());
+      const int severity = comparisonSeverity(c, m_legend->metric(), m_comparison.get());
       if (severity < 0 || static_cast<std::size_t>(c.a) >= byNode.size()) continue;
       const NodeId box = boxNode(c.a);
       if (box >= 0 && static_cast<std::size_t>(box) < byNode.size()) byNode[static_cast<std::size_t>(box)] = severityColor(severity);

@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "aten/AtenBackend.h"
+#include "compare/KeepInFloat.h"
+#include "compare/Sensitivity.h"
 #include "check/ProgramCheck.h"
 #include "program/CompanionFiles.h"
 #include "program/InputsFile.h"
@@ -253,7 +255,8 @@ void EngineWorker::run(quint64 generation, quint64 commandId, EngineCommand comm
         break;
       case EngineCommand::Compare:
       case EngineCommand::CompareOn:
-        break;  // compare() and continueComparison() run them
+      case EngineCommand::Sensitivity:
+        break;  // compare(), continueComparison() and layerSensitivity() run them
     }
   } catch (const std::exception& e) {
     // The session diagnoses a node's own failures; this is the engine failing around one, which
@@ -323,11 +326,10 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     m_session->reset();
     m_reportedUpTo = 0;
     m_restartPending = true;
-    torchir::CompareOptions compareOptions;
-    compareOptions.tolerance = request.tolerance;
+    reference->options.tolerance = request.tolerance;
     reference->run = std::make_unique<torchir::PairedRun>(
         *m_session, *reference->session, &b == &a ? torchir::identityMatching(a) : torchir::matchNodes(a, b),
-        compareOptions);
+        reference->options);
     m_reference = std::move(reference);
   } catch (const std::exception& e) {  // a LoadError of the other file too
     auto report = makeReport(generation);
@@ -340,6 +342,81 @@ void EngineWorker::compare(quint64 generation, quint64 commandId, const CompareR
     return;
   }
   runComparison(generation, commandId, request.stop);
+}
+
+void EngineWorker::layerSensitivity(quint64 generation, quint64 commandId) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  CommandObserver observer(*this, generation, commandId, /*reports=*/false);
+  torchir::StepOutcome outcome;
+  try {
+    if (!m_reference || m_reference->program.get() == &m_program->program)
+      throw std::runtime_error("layer sensitivity needs a comparison with the float program (Compare › With Float Program…)");
+    if (!m_session->finished()) outcome = m_reference->run->run(torchir::CompareStop::None, &observer);
+    if (outcome.reason == torchir::StopReason::Cancelled || outcome.reason == torchir::StopReason::Failed)
+      throw std::runtime_error(outcome.reason == torchir::StopReason::Failed ? "the run failed at node '" +
+                                                                                   outcome.diagnosis.nodeName + "'"
+                                                                             : "stopped");
+    if (!m_reference->session->finished()) m_reference->session->run();
+    auto result = std::make_shared<torchir::SensitivityResult>(torchir::layerSensitivity(
+        *m_session, *m_reference->session, m_reference->run->matching(),
+        [&](std::size_t done, std::size_t total) {
+          Q_EMIT sensitivityProgress(generation, static_cast<int>(done), static_cast<int>(total));
+          return !shouldStop(generation, commandId);
+        },
+        &observer));
+    outcome.reason = result->cancelled ? torchir::StopReason::Cancelled : torchir::StopReason::Finished;
+    if (!result->cancelled) m_reference->sensitivity = std::move(result);
+  } catch (const std::exception& e) {
+    outcome.reason = torchir::StopReason::Failed;
+    outcome.diagnosis = {};
+    outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
+    outcome.diagnosis.message = "no layer sensitivity: " + oneLine(QString::fromUtf8(e.what())).toStdString();
+  }
+  auto report = makeReport(generation);
+  report->ended = true;
+  report->command = EngineCommand::Compare;
+  report->reason = outcome.reason == torchir::StopReason::Cancelled && m_session->finished() ? torchir::StopReason::Finished
+                                                                                              : outcome.reason;
+  report->diagnosis = std::move(outcome.diagnosis);
+  report->comparison = comparisonSoFar();
+  Q_EMIT reported(std::move(report));
+}
+
+void EngineWorker::keepInFloat(quint64 generation, quint64 commandId, const std::vector<torchir::NodeId>& layers,
+                               const torchir::StopConditions& stops) {
+  if (!m_session || generation != m_controls->generation.load()) return;
+  const torchir::Program& a = m_program->program;
+  const bool twin = m_reference && m_reference->program.get() != &a;
+  for (torchir::NodeId layer : layers) {
+    const auto changes = torchir::keepInFloatPatches(a, layer, twin ? m_reference->session.get() : nullptr,
+                                                     twin ? &m_reference->run->matching() : nullptr);
+    if (changes.empty()) continue;
+    const auto now = m_session->patches().find(layer);
+    const auto merged = torchir::withChanges(now == m_session->patches().end() ? std::vector<torchir::ArgumentPatch>{}
+                                                                                : now->second,
+                                             changes);
+    try {
+      m_session->setPatches(layer, merged);
+    } catch (const std::exception& e) {
+      Q_EMIT patchesApplied(generation, layer, merged, oneLine(QString::fromUtf8(e.what())), false);
+      return;
+    }
+    Q_EMIT patchesApplied(generation, layer, merged, {}, /*andContinue=*/true);  // the run below ends the job
+  }
+  // the change holds from the start: the comparison (or the run) is made again
+  m_session->reset();
+  m_reportedUpTo = 0;
+  m_restartPending = true;
+  if (!m_reference) {
+    run(generation, commandId, EngineCommand::Continue, torchir::kNone, stops);
+    return;
+  }
+  torchir::NodeMatching matching = m_reference->run->matching();
+  m_reference->session->reset();
+  m_reference->sensitivity.reset();  // it measured the run without the change
+  m_reference->run = std::make_unique<torchir::PairedRun>(*m_session, *m_reference->session, std::move(matching),
+                                                          m_reference->options);
+  runComparison(generation, commandId, torchir::CompareStop::None);
 }
 
 void EngineWorker::continueComparison(quint64 generation, quint64 commandId, torchir::CompareStop stop) {
@@ -359,6 +436,8 @@ void EngineWorker::runComparison(quint64 generation, quint64 commandId, torchir:
     try {
       m_session->setStopConditions({});
       outcome = m_reference->run->run(stop, &observer);
+      // the reference's end too, so the comparison has the outputs' SQNR
+      if (m_session->finished() && !m_reference->session->finished()) m_reference->session->run();
     } catch (const std::exception& e) {
       outcome.reason = torchir::StopReason::Failed;
       outcome.diagnosis.kind = torchir::DiagnosisClass::RuntimeError;
@@ -376,8 +455,10 @@ void EngineWorker::runComparison(quint64 generation, quint64 commandId, torchir:
 
 ComparisonPtr EngineWorker::comparisonSoFar() const {
   if (!m_reference) return nullptr;
-  return std::make_shared<const ComparisonResult>(
+  auto record = std::make_shared<ComparisonResult>(
       m_reference->run->record(m_reference->description.toStdString(), m_reference->program));
+  record->sensitivity = m_reference->sensitivity;
+  return record;
 }
 
 void EngineWorker::fetchCompared(quint64 generation, torchir::NodeId node) {

@@ -41,7 +41,7 @@ struct EngineControls {
 
 /// Compare starts a paired run (its report ends every paired command); CompareOn runs it on.
 /// Replay: a command that ended in making a capture's run again (it failed or was stopped there).
-enum class EngineCommand { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn, Replay };
+enum class EngineCommand { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn, Replay, Sensitivity };
 
 /// The session's state after some work, with copies of the records of the nodes that ran since the
 /// previous report. Nodes run in order, so everything before `position` has run.
@@ -94,6 +94,15 @@ class EngineWorker : public QObject {
   /// A repro of `part` (torchir extract's): a run of its own, with this run's inputs and changes,
   /// to the part's end, then the files; reproExported reports them. Stop cancels it.
   void exportRepro(quint64 generation, quint64 commandId, const torchir::ReproPart& part, const QString& path);
+  /// Compare › Layer Sensitivity: the comparison run to its end, then each quantized layer kept in
+  /// float alone (compare/Sensitivity); reported as a Compare command whose comparison holds it.
+  /// Stop cancels it between layers.
+  void layerSensitivity(quint64 generation, quint64 commandId);
+  /// Keep in Float: each of `layers` takes its keep-in-float changes (with the float program's
+  /// weights when the comparison is with one), reported by patchesApplied; then the comparison (or
+  /// the run, when there is none) is made again from the start to its end.
+  void keepInFloat(quint64 generation, quint64 commandId, const std::vector<torchir::NodeId>& layers,
+                   const torchir::StopConditions& stops);
   /// Every later run of `node` takes `patches` (Session::setPatches); reported by patchesApplied.
   /// With `andContinue` (and the change taken) the run goes on at once, as command `commandId`.
   void applyPatches(quint64 generation, quint64 commandId, torchir::NodeId node,
@@ -118,6 +127,8 @@ class EngineWorker : public QObject {
   void reproExported(quint64 generation, const QString& description, const QStringList& files, const QString& problem);
   /// `problem` is empty when the session took the patches.
   /// `continues`: the run goes on from the change, and its report ends the job.
+  /// Layer sensitivity: `done` of `total` layers measured.
+  void sensitivityProgress(quint64 generation, int done, int total);
   void patchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
                       const QString& problem, bool continues);
 
@@ -146,6 +157,8 @@ class EngineWorker : public QObject {
     std::shared_ptr<const torchir::Program> program;  // the reference's: this one, or another file's
     std::unique_ptr<torchir::Session> session;
     std::unique_ptr<torchir::PairedRun> run;          // with m_session, to go on after a stop
+    torchir::CompareOptions options;
+    std::shared_ptr<const torchir::SensitivityResult> sensitivity;  // of this paired run
   };
   /// What the paired run has compared so far, for the views.
   ComparisonPtr comparisonSoFar() const;

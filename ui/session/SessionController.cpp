@@ -44,6 +44,9 @@ SessionController::SessionController(QObject* parent)
             if (generation == m_generation) Q_EMIT patchTried(node, trial);
           });
   connect(m_worker, &EngineWorker::patchesApplied, this, &SessionController::onPatchesApplied);
+  connect(m_worker, &EngineWorker::sensitivityProgress, this, [this](quint64 generation, int done, int total) {
+    if (generation == m_generation) Q_EMIT sensitivityProgress(done, total);
+  });
   connect(m_worker, &EngineWorker::captureSaved, this,
           [this](quint64 generation, const QString& path, const QString& problem) {
             if (generation != m_generation) return;
@@ -203,6 +206,29 @@ void SessionController::continueComparison(torchir::CompareStop stop) {
   CompareRequest request;
   request.stop = stop;
   if (canContinueComparison()) send(EngineCommand::CompareOn, torchir::kNone, request);
+}
+
+bool SessionController::canMeasureSensitivity() const {
+  return m_comparison && m_comparison->quantized && program() &&
+         m_comparison->referenceProgram.get() != &program()->program && resting();
+}
+
+void SessionController::measureSensitivity() {
+  if (canMeasureSensitivity()) send(EngineCommand::Sensitivity, torchir::kNone);
+}
+
+bool SessionController::canKeepInFloat() const { return resting(); }
+
+void SessionController::keepInFloat(const std::vector<torchir::NodeId>& layers) {
+  if (!canKeepInFloat() || layers.empty()) return;
+  const quint64 id = ++m_commandId;
+  EngineWorker* worker = m_worker;
+  const quint64 generation = m_generation;
+  const torchir::StopConditions stops = m_stopConditions;
+  clearStop();
+  QMetaObject::invokeMethod(
+      worker, [=] { worker->keepInFloat(generation, id, layers, stops); }, Qt::QueuedConnection);
+  setState(RunState::Running);
 }
 
 void SessionController::step() {
@@ -370,6 +396,9 @@ void SessionController::send(EngineCommand command, torchir::NodeId target, cons
   if (command == EngineCommand::Compare) {
     QMetaObject::invokeMethod(
         worker, [=] { worker->compare(generation, id, compare); }, Qt::QueuedConnection);
+  } else if (command == EngineCommand::Sensitivity) {
+    QMetaObject::invokeMethod(
+        worker, [=] { worker->layerSensitivity(generation, id); }, Qt::QueuedConnection);
   } else if (command == EngineCommand::CompareOn) {
     QMetaObject::invokeMethod(
         worker, [=] { worker->continueComparison(generation, id, compare.stop); }, Qt::QueuedConnection);

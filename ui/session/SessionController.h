@@ -115,6 +115,14 @@ class SessionController : public QObject {
   /// After a comparison stopped (at a divergence, a NaN): runs it on to the next `stop`.
   bool canContinueComparison() const;
   void continueComparison(torchir::CompareStop stop);
+  /// Compare › Layer Sensitivity: while the comparison is with the float program of a quantized
+  /// one and nothing runs.
+  bool canMeasureSensitivity() const;
+  void measureSensitivity();
+  /// Keep in Float: `layers` (quantized layers) take their keep-in-float changes and the
+  /// comparison (or the run) is made again; while nothing runs.
+  bool canKeepInFloat() const;
+  void keepInFloat(const std::vector<torchir::NodeId>& layers);
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);
@@ -128,6 +136,8 @@ class SessionController : public QObject {
   void requestCompared(torchir::NodeId node);
 
  Q_SIGNALS:
+  /// Layer sensitivity: `done` of `total` layers measured.
+  void sensitivityProgress(int done, int total);
   void stateChanged(torchir::ui::RunState state);
   void marksChanged();                           // current/executed/failed/breakpoints changed
   void stopped(torchir::StopReason reason);      // a command ended; diagnosis() is set for Failed/StopCondition

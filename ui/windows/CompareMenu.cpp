@@ -8,11 +8,15 @@
 #include <QInputDialog>
 #include <QMessageBox>
 
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "compare/ComparisonCsv.h"
+#include "compare/ComparisonReport.h"
 
 namespace torchir::ui {
 
-CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
+CompareMenu::CompareMenu(SessionController* session, QAction* sensitivity, QWidget* parent)
     : QMenu(tr("&Compare"), parent), m_session(session) {
   setObjectName(QStringLiteral("compareMenu"));
   auto shadow = [this](torchir::DType dtype, const QString& name, const QString& text) {
@@ -32,7 +36,13 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
   file->setObjectName(QStringLiteral("actionCompareFile"));
   QAction* weights = addAction(tr("With Other &Weights…"), this, [this] { chooseFile(CompareRequest::Weights); });
   weights->setObjectName(QStringLiteral("actionCompareWeights"));
-  m_compareActions << file << weights;
+  // a quantized program's float export: nodes paired by their from_node provenance, Q/DQ nodes
+  // counted as quantization (the same comparison as With Another File, chosen by its name)
+  QAction* floatProgram = addAction(tr("With F&loat Program…"), this, [this] { chooseFile(CompareRequest::File, true); });
+  floatProgram->setObjectName(QStringLiteral("actionCompareFloatProgram"));
+  floatProgram->setStatusTip(tr("Compare a quantized program with its float export: SQNR per layer, own error, sensitivity"));
+  m_compareActions << file << weights << floatProgram;
+  if (sensitivity) addAction(sensitivity);
   addSeparator();
   // Where a comparison stops; Continue Comparison goes on to the next such node.
   auto* stops = new QActionGroup(this);
@@ -60,6 +70,9 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
   m_worst->setObjectName(QStringLiteral("actionWorstNodesFirst"));
   m_save = addAction(tr("&Save Comparison as CSV…"), this, &CompareMenu::saveCsv);
   m_save->setObjectName(QStringLiteral("actionSaveComparison"));
+  m_report = addAction(tr("Export Comparison &Report…"), this, &CompareMenu::exportReport);
+  m_report->setObjectName(QStringLiteral("actionExportReport"));
+  m_report->setStatusTip(tr("One self-contained HTML page: the worst layers, the sensitivity chart, the graph coloured by SQNR, every node"));
   connect(m_session, &SessionController::stateChanged, this, &CompareMenu::updateEnabled);
   connect(m_session, &SessionController::comparisonChanged, this, &CompareMenu::updateEnabled);
   updateEnabled();
@@ -68,6 +81,7 @@ CompareMenu::CompareMenu(SessionController* session, QWidget* parent)
 void CompareMenu::updateEnabled() {
   for (QAction* a : m_compareActions) a->setEnabled(m_session->canCompare());
   m_save->setEnabled(m_session->comparison() != nullptr);
+  m_report->setEnabled(m_session->comparison() != nullptr);
   m_worst->setEnabled(m_session->comparison() != nullptr);
   m_continue->setEnabled(m_session->canContinueComparison());
 }
@@ -101,13 +115,53 @@ torchir::CompareStop CompareMenu::chosenStop() const {
                                           : torchir::CompareStop::None;
 }
 
-void CompareMenu::chooseFile(CompareRequest::Kind kind) {
+void CompareMenu::chooseFile(CompareRequest::Kind kind, bool floatProgram) {
   const bool program = kind == CompareRequest::File;
   const QString path = QFileDialog::getOpenFileName(
-      parentWidget(), program ? tr("Compare with Program") : tr("Compare with Weights"), {},
+      parentWidget(), floatProgram ? tr("Compare with the Float Program") : program ? tr("Compare with Program") : tr("Compare with Weights"), {},
       program ? tr("Exported programs (*.pt2 *.json);;All files (*)")
               : tr("Weights (*.safetensors *.pt *.pth *.bin);;All files (*)"));
   if (!path.isEmpty()) m_session->compareWith(request(kind, torchir::DType::Float64, path));
+}
+
+void CompareMenu::exportReport() {
+  const ComparisonPtr c = m_session->comparison();
+  const LoadedProgramPtr program = m_session->program();
+  if (!c || !program) return;
+  const QString path = QFileDialog::getSaveFileName(parentWidget(), tr("Export Comparison Report"),
+                                                    QStringLiteral("comparison.html"), tr("HTML (*.html)"));
+  if (path.isEmpty()) return;
+  // laid out and written off the GUI thread: a large graph takes Graphviz a while
+  auto* watcher = new QFutureWatcher<QString>(this);
+  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
+    const QString problem = watcher->result();
+    watcher->deleteLater();
+    if (!problem.isEmpty()) QMessageBox::warning(parentWidget(), tr("Export Comparison Report"), problem);
+    else Q_EMIT reportExported(path);
+  });
+  watcher->setFuture(QtConcurrent::run([c, program, path]() -> QString {
+    torchir::ReportInput in;
+    in.programPath = program->request.path.toStdString();
+    in.reference = c->reference;
+    in.a = &program->program;
+    in.b = c->referenceProgram.get();
+    in.nodes = &c->nodes;
+    in.sensitivity = c->sensitivity.get();
+    in.outputSqnrDb = c->outputSqnrDb;
+    for (const auto& n : c->nodes) {
+      if (!in.firstDivergence && n.startsDivergence) in.firstDivergence = &n;
+      if (!in.firstNonfinite && n.makesNonfinite) in.firstNonfinite = &n;
+    }
+    try {
+      const std::string html = torchir::comparisonReportHtml(in);
+      QFile f(path);
+      if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(html.data(), static_cast<qint64>(html.size())) < 0)
+        return tr("Cannot write %1").arg(QFileInfo(path).fileName());
+      return {};
+    } catch (const std::exception& e) {
+      return tr("No report: %1").arg(QString::fromUtf8(e.what()));
+    }
+  }));
 }
 
 void CompareMenu::saveCsv() {

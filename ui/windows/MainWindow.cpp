@@ -22,6 +22,7 @@
 #include "controllers/CaptureService.h"
 #include "controllers/EditAndContinue.h"
 #include "controllers/ProblemsDock.h"
+#include "controllers/QuantizationTools.h"
 #include "controllers/ReproExport.h"
 #include "controllers/RunStatus.h"
 #include "controllers/TensorDock.h"
@@ -176,13 +177,14 @@ void MainWindow::createControllers() {
   m_editAndContinue = new EditAndContinue(m_session, m_diagnosis, m_tensors, statusBar(), this);
   m_captures = new CaptureService(m_session, m_selection, statusBar(), this);
   m_repro = new ReproExport(m_session, m_selection, statusBar(), this);
+  m_quantization = new QuantizationTools(m_session, m_selection, m_graph, statusBar(), this);
 }
 
 void MainWindow::createMenus() {
   // What applies to one node, in the table's and the graph's context menus: a right-click selects
   // the node first (the table moves its current row), so they act on it.
   const QList<QAction*> runOnNode{m_actions->runToSelected(), m_actions->toggleBreakpoint(),
-                                  m_editAndContinue->editCallAction()};
+                                  m_editAndContinue->editCallAction(), m_quantization->keepInFloatAction()};
   const QList<QAction*> keepOfNode = m_captures->nodeActions() << m_repro->action();
   QTableView* table = m_table->view();
   table->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -196,6 +198,9 @@ void MainWindow::createMenus() {
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   runToolBar->addActions(m_actions->runActions());
 
+  auto* compare = new CompareMenu(m_session, m_quantization->sensitivityAction(), this);
+  connect(compare, &CompareMenu::reportExported, this,
+          [this](const QString& path) { statusBar()->showMessage(tr("Report written to %1").arg(path)); });
   QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
   QAction* openAction = fileMenu->addAction(tr("&Open…"), this, &MainWindow::chooseFileToOpen);
   openAction->setShortcut(QKeySequence::Open);
@@ -211,6 +216,7 @@ void MainWindow::createMenus() {
   fileMenu->addSeparator();
   fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
   fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
+  fileMenu->addAction(compare->reportAction());
   fileMenu->addSeparator();
   QAction* quitAction = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quitAction->setShortcut(QKeySequence::Quit);
@@ -233,7 +239,7 @@ void MainWindow::createMenus() {
   showQuant->setCheckable(true);
   showQuant->setToolTip(tr("Draw quantize/dequantize nodes as boxes instead of on the edges they sit on"));
   viewMenu->addSeparator();
-  for (QDockWidget* dock : {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock})
+  for (QDockWidget* dock : {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock, m_quantization->dock()})
     viewMenu->addAction(dock->toggleViewAction());
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
@@ -241,10 +247,10 @@ void MainWindow::createMenus() {
   runMenu->addSeparator();
   runMenu->addAction(m_editAndContinue->editCallAction());
   runMenu->addAction(m_editAndContinue->applyFixAction());
+  runMenu->addActions({m_quantization->keepInFloatAction(), m_quantization->keepModuleInFloatAction()});
   runMenu->addSeparator();
   runMenu->addActions({m_actions->stopOnNan(), m_actions->stopOnDtype(), m_actions->stopOnShape()});
   menuBar()->addMenu(m_captures->markMenu());
-  auto* compare = new CompareMenu(m_session, this);
   menuBar()->addMenu(compare);
   connect(compare, &CompareMenu::worstNodesRequested, m_table, &FxTablePane::sortByWorst);
 }

@@ -31,6 +31,7 @@ class GraphPanel;
 class LoadBanner;
 class ProblemsPanel;
 class RecentFilesMenu;
+class QuantizationTools;
 class ReproExport;
 class Selection;
 class SessionController;
@@ -127,6 +128,7 @@ class MainWindow : public QMainWindow {
   TensorDock* m_tensors = nullptr;
   CaptureService* m_captures = nullptr;
   ReproExport* m_repro = nullptr;
+  QuantizationTools* m_quantization = nullptr;
   EditAndContinue* m_editAndContinue = nullptr;
   QSplitter* m_splitter = nullptr;
   LoadBanner* m_banner = nullptr;

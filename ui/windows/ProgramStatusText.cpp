@@ -3,6 +3,8 @@
 #include <QObject>
 #include <QStringList>
 
+#include "compare/TensorMetrics.h"
+
 namespace torchir::ui {
 
 QString programStatusText(const torchir::Program& program) {
@@ -34,6 +36,9 @@ QString comparisonStatusText(const ComparisonResult& c, const torchir::Program& 
     text += QObject::tr("; %1 nodes only here, %2 only in the reference")
                 .arg(c.onlyInProgram.size())
                 .arg(c.onlyInReference.size());
+  if (c.quantizationNodes > 0) text += QObject::tr("; %1 quantize/dequantize nodes").arg(c.quantizationNodes);
+  if (c.outputSqnrDb)
+    text += QObject::tr("; output SQNR %1 dB").arg(QString::fromStdString(torchir::metricText(*c.outputSqnrDb)));
   return text;
 }
 
