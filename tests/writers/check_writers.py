@@ -35,6 +35,7 @@ are checked by CaptureFileTest.
 import argparse
 import ast
 import csv
+import html.parser
 import io
 import json
 import os
@@ -377,6 +378,44 @@ def compare_csv_reads_back_with_names_and_no_formulas(ctx):
             cell = r[col[name]]
             if cell.startswith(CSV_FORMULA_START):
                 raise Failure(f"{what}: cell {name} starts a formula: {cell!r}")
+
+
+class _Page(html.parser.HTMLParser):
+    """An HTML page's tags, attribute values and text, as a browser's parser reads them."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.texts = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.texts.extend(v for _, v in attrs if v)
+
+    def handle_data(self, data):
+        self.texts.append(data)
+
+
+@check
+def compare_report_is_html_with_names_as_text(ctx):
+    out = ctx.work / "report.html"
+    what = "compare --report"
+    ctx.torchir_run("compare", ctx.program, ctx.reference, "--inputs", ctx.inputs, "--report", out, codes=(0, 1))
+    try:
+        text = out.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Failure(f"{what}: not UTF-8: {e}")
+    page = _Page()
+    page.feed(text)
+    page.close()
+    allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "table", "thead", "tbody", "tr",
+               "th", "td", "div", "span", "svg", "g", "rect", "text", "path", "polygon", "circle", "line", "code",
+               "small", "b", "em", "ul", "li", "title", "section", "details", "summary"}
+    if not page.tags <= allowed:
+        raise Failure(f"{what}: elements a name made: {sorted(page.tags - allowed)}")
+    joined = "\n".join(page.texts)
+    for key in ("linear", "relu", "linear_1"):
+        if xml_shown(ctx.nodes[key]) not in joined:
+            raise Failure(f"{what}: no text {xml_shown(ctx.nodes[key])!r}")
 
 
 @check
