@@ -83,7 +83,7 @@ std::optional<double> finalOutputSqnr(Session& sa, Session& sb, const PairedRun&
 
 /// `--report F.html`: the comparison as one page to attach to a bug or a pull request.
 void writeReport(const std::string& path, const Sides& s, const PairedRun& run, const SensitivityResult* ranked,
-                 Session& sa, Session& sb) {
+                 std::optional<double> outputSqnr) {
   ReportInput in;
   in.programPath = s.a->source.path;
   in.reference = s.reference;
@@ -92,7 +92,7 @@ void writeReport(const std::string& path, const Sides& s, const PairedRun& run, 
   in.nodes = &run.nodes();
   if (s.b != s.a) in.matching = &run.matching();  // a shadow's pairing is every node with itself
   in.sensitivity = ranked;
-  in.outputSqnrDb = finalOutputSqnr(sa, sb, run);
+  in.outputSqnrDb = outputSqnr;
   in.firstDivergence = run.firstDivergence();
   in.firstNonfinite = run.firstNonfinite();
   std::ofstream out(path, std::ios::binary);
@@ -193,6 +193,10 @@ int compareCommand(const Args& args) {
   }
   const bool sensitivity = args.flag("--sensitivity");
   if (sensitivity) {
+    if (s.b == s.a) {
+      std::cerr << "error: --sensitivity compares a quantized program with its float one: give both files\n";
+      return kBadInput;
+    }
     if (quantizedLayers(*s.a).empty()) {
       std::cerr << "error: " << s.a->source.path << " has no quantized layer (no op takes a dequantized input); "
                 << "--sensitivity compares a quantized program with its float one\n";
@@ -202,9 +206,9 @@ int compareCommand(const Args& args) {
   }
   PairedRun run(*sa, *sb, std::move(matching), options);
   const StepOutcome outcome = run.run();
+  const std::optional<double> outputSqnr = finalOutputSqnr(*sa, *sb, run);
   std::optional<SensitivityResult> ranked;
-  if (sensitivity && outcome.reason == StopReason::Finished) {
-    if (!sb->finished()) sb->run();  // the float run's outputs: the end of its program
+  if (sensitivity && outputSqnr) {  // both runs ended: the float run's outputs are there
     ranked = layerSensitivity(*sa, *sb, run.matching(), [&](std::size_t done, std::size_t total) {
       if (done % 10 == 0 || done + 1 == total)
         std::cerr << "sensitivity: layer " << done + 1 << " of " << total << "\n";
@@ -224,7 +228,7 @@ int compareCommand(const Args& args) {
   const NodeComparison* firstBad = run.firstNonfinite();
 
   if (args.flag("--csv")) writeCsv(args.option("--csv"), run, *s.a, *s.b);
-  if (args.flag("--report")) writeReport(args.option("--report"), s, run, ranked ? &*ranked : nullptr, *sa, *sb);
+  if (args.flag("--report")) writeReport(args.option("--report"), s, run, ranked ? &*ranked : nullptr, outputSqnr);
   if (args.flag("--json")) {
     Json j;
     j["reference"] = s.reference;
@@ -245,6 +249,7 @@ int compareCommand(const Args& args) {
     j["unmatched_b"] = Json::array();
     for (NodeId n : run.matching().unmatchedB) j["unmatched_b"].push_back(s.b->node(n).name);
     if (s.b != s.a) j["pairing"] = pairingJson(run.matching(), *s.a, *s.b);
+    j["output_sqnr_db"] = outputSqnr ? Json(realJson(*outputSqnr)) : Json(nullptr);
     if (ranked) j["sensitivity"] = sensitivityJson(*ranked, *s.a);
     if (!run.bFailure().ok()) j["reference_failure"] = {{"node", run.bFailure().nodeName}, {"message", run.bFailure().message}};
     if (outcome.reason == StopReason::Failed)
@@ -263,6 +268,7 @@ int compareCommand(const Args& args) {
     };
     std::cout << "first divergence: " << (first ? describe(*first) : std::string("none")) << "\n";
     std::cout << "first non-finite: " << (firstBad ? describe(*firstBad) : std::string("none")) << "\n";
+    if (outputSqnr) std::cout << "output SQNR: " << metricText(*outputSqnr) << " dB\n";
     if (!worst.empty()) {
       std::printf("%-28s %-30s %10s %10s %9s %9s %10s %9s\n", "worst nodes", "op", "max_rel", "max_abs", "cosine",
                   "sqnr_db", "own_rel", "own_sqnr");

@@ -184,6 +184,8 @@ class QuantCompareTest : public QObject {
     QCOMPARE(layers.size(), 4);
     QCOMPARE(layers[0].toObject()["module"].toString(), QStringLiteral("fc3"));
     QVERIFY(layers[0].toObject()["gain_db"].toDouble() > layers[1].toObject()["gain_db"].toDouble());
+    const auto expected = readJson(pairPath("qp_outlier_mlp", ".expected.json"));
+    QVERIFY(std::abs(j["output_sqnr_db"].toDouble() - expected.at("baseline_sqnr").get<double>()) < 1e-3);
     const QJsonObject pairing = j["pairing"].toObject();
     QVERIFY(pairing["quantization_a"].toArray().size() > 0);
     QVERIFY(j["unmatched_a"].toArray().isEmpty() && j["unmatched_b"].toArray().isEmpty());
