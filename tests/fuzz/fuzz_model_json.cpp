@@ -1,7 +1,9 @@
-// The ExportedProgram JSON (`models/model.json`) alone: parsing, the graph builder, the FX table.
+// The ExportedProgram JSON (`models/model.json`) alone: parsing (the nodes' from_node provenance
+// too), the graph builder, the FX table, and pairing the program with itself as a comparison does.
 #include <string_view>
 
 #include "FuzzInput.h"
+#include "compare/NodeMatching.h"
 #include "program/ExportedProgramReader.h"
 #include "program/FxTable.h"
 #include "program/ModuleTree.h"
@@ -15,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     torchir::buildModuleTree(p);
     torchir::fxTable(p);
     torchir::summarize(p);
+    torchir::matchNodes(p, p);
   });
   return 0;
 }
