@@ -750,6 +750,12 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(legend->metric(), torchir::ui::ComparisonMetric::SensitivityGain);
     QCOMPARE(scene->shownTint(fc3), torchir::ui::severityColor(3));  // gives back > 6 dB
     QCOMPARE(scene->shownTint(fc1), torchir::ui::severityColor(1));
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const int gain = columnNamed(table->model(), QStringLiteral("in float (+dB)"));
+    const int ownSqnr = columnNamed(table->model(), QStringLiteral("own SQNR"));
+    QVERIFY(gain >= 0 && !table->isColumnHidden(gain) && ownSqnr >= 0 && !table->isColumnHidden(ownSqnr));
+    QVERIFY(table->model()->index(fc3, gain).data().toString().toDouble() > 20);
+    QVERIFY(table->model()->index(fc3, ownSqnr).data().toString().toDouble() < 20);
     saveScreenshot(window, QStringLiteral("layer_sensitivity.png"));
 
     window.graphPanel()->selectNode(fc3);

@@ -167,13 +167,18 @@ namespace {
 QString metricText(double x) { return QString::fromStdString(torchir::metricText(x)); }
 
 /// A metric of the comparison's node as a number, for sorting; nullopt when there is none.
-std::optional<double> metricOf(const torchir::NodeComparison& c, int column) {
+std::optional<double> metricOf(const torchir::NodeComparison& c, int column, const torchir::ComparisonRecord& record) {
   switch (column) {
     case FxTableModel::MaxRel: return c.metrics.distance();
     case FxTableModel::MaxAbs: return c.metrics.maxAbs;
     case FxTableModel::Cosine: return c.metrics.cosine;
     case FxTableModel::Sqnr: return c.metrics.sqnrDb;
     case FxTableModel::OwnRel: return c.ownRel;
+    case FxTableModel::OwnSqnr: return c.ownSqnrDb;
+    case FxTableModel::SensitivityGain: {
+      const torchir::LayerSensitivity* l = record.sensitivity ? record.sensitivity->of(c.a) : nullptr;
+      return l && l->problem.empty() ? std::optional<double>(l->gainDb) : std::nullopt;
+    }
     default: return std::nullopt;
   }
 }
@@ -192,7 +197,7 @@ QString FxTableModel::cellText(int row, int column) const {
     const torchir::NodeComparison* c = m_comparison ? m_comparison->of(row) : nullptr;
     if (!c || !c->problem.empty()) return {};
     if (column == MaxRel && c->metrics.nonfiniteApart > 0) return QStringLiteral("NaN/Inf");
-    const auto x = metricOf(*c, column);
+    const auto x = metricOf(*c, column, *m_comparison);
     return x ? metricText(*x) : QString();
   }
   const RunState& run = m_run[r];
@@ -223,7 +228,7 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       if (index.column() == Time) return run.record ? QVariant(run.record->microseconds) : QVariant(-1.0);
       if (index.column() < kFirstMetricColumn) return cellText(index.row(), index.column());
       const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
-      const auto x = c ? metricOf(*c, index.column()) : std::nullopt;
+      const auto x = c ? metricOf(*c, index.column(), *m_comparison) : std::nullopt;
       return x ? QVariant(*x) : QVariant(-INFINITY);
     }
     case Qt::ForegroundRole:
@@ -243,7 +248,9 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
                           .arg(QString::fromStdString(m_comparison->reference), metricText(c->metrics.maxRel), metricText(c->tolerance),
                                metricText(c->metrics.maxAbs), metricText(c->metrics.meanAbs),
                                metricText(c->metrics.cosine), metricText(c->metrics.sqnrDb));
+        tip += QStringLiteral(", SNR %1 dB, MSE %2").arg(metricText(c->metrics.snrDb), metricText(c->metrics.mse));
         if (c->ownRel) tip += QStringLiteral("; its own error %1").arg(metricText(*c->ownRel));
+        if (c->ownSqnrDb) tip += QStringLiteral(" (own SQNR %1 dB)").arg(metricText(*c->ownSqnrDb));
         if (c->metrics.nonfiniteA || c->metrics.nonfiniteB)
           tip += QStringLiteral("; NaN/Inf: %1 here, %2 in the reference").arg(c->metrics.nonfiniteA).arg(c->metrics.nonfiniteB);
         if (c->startsDivergence) tip += QStringLiteral("; the divergence starts here");
@@ -295,6 +302,8 @@ QVariant FxTableModel::headerData(int section, Qt::Orientation orientation, int 
     case Cosine: return QStringLiteral("cosine");
     case Sqnr: return QStringLiteral("SQNR (dB)");
     case OwnRel: return QStringLiteral("own rel");
+    case OwnSqnr: return QStringLiteral("own SQNR");
+    case SensitivityGain: return QStringLiteral("in float (+dB)");
     default: return {};
   }
 }

@@ -21,7 +21,8 @@ class FxTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, MaxRel, MaxAbs, Cosine, Sqnr, OwnRel, ColumnCount };
+  enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, MaxRel, MaxAbs, Cosine, Sqnr, OwnRel, OwnSqnr,
+                 SensitivityGain, ColumnCount };
   /// The comparison's columns (empty until there is one).
   static constexpr int kFirstMetricColumn = MaxRel;
   /// What a sort orders by: the metric or time as a number (nodes without one last), else the text.

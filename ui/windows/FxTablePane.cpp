@@ -201,12 +201,22 @@ void FxTablePane::sortByWorst() {
 }
 
 void FxTablePane::setComparison(ComparisonPtr comparison) {
-  const bool shown = comparison != nullptr;
+  // a quantized program's columns only where they say something: own SQNR (of its layers), the gain
+  // of each kept in float (once measured)
+  auto shows = [&comparison](int column) {
+    if (!comparison) return false;
+    if (column == FxTableModel::OwnSqnr) return comparison->quantized;
+    if (column == FxTableModel::SensitivityGain) return comparison->sensitivity != nullptr;
+    return true;
+  };
+  std::vector<bool> shown;
+  for (int c = FxTableModel::kFirstMetricColumn; c < FxTableModel::ColumnCount; ++c) shown.push_back(shows(c));
   m_model->setComparison(std::move(comparison));
   QHeaderView* header = m_view->horizontalHeader();
   for (int c = FxTableModel::kFirstMetricColumn; c < FxTableModel::ColumnCount; ++c) {
-    m_view->setColumnHidden(c, !shown);
-    if (!shown) continue;
+    const bool show = shown[static_cast<std::size_t>(c - FxTableModel::kFirstMetricColumn)];
+    m_view->setColumnHidden(c, !show);
+    if (!show) continue;
     // Next to the names: a comparison is read by node and metric, the calls' text after them.
     header->moveSection(header->visualIndex(c), header->visualIndex(FxTableModel::Name) + 1 + (c - FxTableModel::kFirstMetricColumn));
     m_view->resizeColumnToContents(c);
