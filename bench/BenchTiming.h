@@ -37,6 +37,15 @@ inline Args parseArgs(int argc, char** argv, const char* name) {
   return {argv[1], argc > 2 ? std::atoi(argv[2]) : 5, argc > 3 ? std::atoi(argv[3]) : 1};
 }
 
+/// Runs `s` to its end; exits 1 with the failing node's words when it fails.
+inline void runToEnd(Session& s) {
+  const auto o = s.run();
+  if (o.reason != StopReason::Finished) {
+    std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
+    std::exit(1);
+  }
+}
+
 /// Exits 1 with the engine's words when the inputs are refused.
 inline void giveSampleInputs(const Program& p, Session& s) {
   const auto d = p.sampleInputs.empty() ? s.setRandomInputs(0) : s.setInputs(p.sampleInputs);

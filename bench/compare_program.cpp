@@ -19,13 +19,7 @@ using torchir::bench::median;
 
 double timed(torchir::Session& s) {
   s.reset();
-  return torchir::bench::seconds([&] {
-    const auto o = s.run();
-    if (o.reason != torchir::StopReason::Finished) {
-      std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
-      std::exit(1);
-    }
-  });
+  return torchir::bench::seconds([&] { torchir::bench::runToEnd(s); });
 }
 
 }  // namespace

@@ -20,15 +20,8 @@
 namespace {
 
 using torchir::bench::median;
+using torchir::bench::runToEnd;
 using torchir::bench::seconds;
-
-void finish(torchir::Session& s) {
-  const auto o = s.run();
-  if (o.reason != torchir::StopReason::Finished) {
-    std::fprintf(stderr, "error: %s: %s\n", o.diagnosis.nodeName.c_str(), o.diagnosis.message.c_str());
-    std::exit(1);
-  }
-}
 
 }  // namespace
 
@@ -50,7 +43,7 @@ int main(int argc, char** argv) {
     if (!a->setInputs(inputs).ok() || !b->setInputs(inputs).ok()) return 1;
     torchir::PairedRun paired(*a, *b, torchir::matchNodes(q, f));
     if (paired.run().reason != torchir::StopReason::Finished) return 1;
-    if (!b->finished()) finish(*b);
+    if (!b->finished()) runToEnd(*b);
     const std::vector<torchir::NodeId> layers = torchir::quantizedLayers(q);
     std::vector<double> ts, tw;
     for (int i = 0; i <= repeats; ++i) {
@@ -62,7 +55,7 @@ int main(int argc, char** argv) {
         for (torchir::NodeId layer : layers) {
           whole->setPatches(layer, torchir::keepInFloatPatches(q, layer, b.get(), &paired.matching()));
           whole->reset();
-          finish(*whole);
+          runToEnd(*whole);
           whole->setPatches(layer, {});
         }
       });
