@@ -322,9 +322,12 @@ class AtenSession final : public Session {
       }
     } restore{m_values, {}};
     for (ValueId v : n.outputs) restore.saved.emplace_back(v, m_values[static_cast<std::size_t>(v)]);
-    // a call whose schema writes no argument (no `!`) is given the run's own tensors, uncopied
+    // an ATen op whose schema writes no argument (no `!`) is given the run's own tensors, uncopied;
+    // executors, higher-order ops and the norms that update running stats in training without
+    // saying so get copies
     const std::string schema = k.schema();
-    const bool mayWrite = schema.empty() || schema.find('!') != std::string::npos;
+    const bool mayWrite = schema.rfind("aten::", 0) != 0 || schema.find('!') != std::string::npos ||
+                          schema.find("_norm") != std::string::npos;
     for (std::size_t i = 0; i < named.size(); ++i) {
       c10::IValue& slot = m_values[static_cast<std::size_t>(named[i])];
       restore.saved.emplace_back(named[i], slot);

@@ -67,7 +67,8 @@ class Matcher {
     std::unordered_map<std::string, NodeId> bByOwnName;
     for (const Node& n : m_b.nodes) {
       if (!isModelOp(n)) continue;
-      if (n.origin && n.origin->hasAncestor()) bByOrigin.emplace(Key{n.origin->name, n.origin->graphId}, n.id);
+      // the last node of a key, as for A (an op decomposed in place ends with the node that stands for it)
+      if (n.origin && n.origin->hasAncestor()) bByOrigin.insert_or_assign(Key{n.origin->name, n.origin->graphId}, n.id);
       else bByOwnName.emplace(n.name, n.id);
     }
     std::map<int64_t, int> namesB;  // per graph of A's ancestors: how many B nodes it names
@@ -87,7 +88,8 @@ class Matcher {
   void byDebugHandle() {
     std::map<int64_t, NodeId> bByHandle;
     for (const Node& n : m_b.nodes)
-      if (isModelOp(n) && !m_taken[at(n.id)] && n.origin && n.origin->debugHandle) bByHandle.emplace(*n.origin->debugHandle, n.id);
+      if (isModelOp(n) && !m_taken[at(n.id)] && n.origin && n.origin->debugHandle)
+        bByHandle.insert_or_assign(*n.origin->debugHandle, n.id);
     std::map<int64_t, std::vector<NodeId>> aByHandle;
     for (const Node& n : m_a.nodes)
       if (isModelOp(n) && !pairedA(n.id) && !isPart(n.id) && n.origin && n.origin->debugHandle)

@@ -281,6 +281,10 @@ std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output,
   const auto kept = quantized ? inputsKeptInFloat(m_a, na.id, &m_b, &m_matching) : std::vector<std::optional<TensorData>>{};
   for (std::size_t i = 0; i < fromA.size(); ++i) {
     const auto q = quantized ? quantizedInputOf(m_a.program(), fromA[i]) : std::nullopt;
+    if (q && !q->isWeight() && !kept[i]) {
+      problem = "the float value before its quantization is no longer held";
+      return std::nullopt;
+    }
     if (q && q->isWeight() && !kept[i]) inputs.push_back(std::nullopt);  // the reference's float weight
     else inputs.push_back(kept.empty() || !kept[i] ? m_a.tensorView(fromA[i]) : kept[i]);
   }

@@ -93,6 +93,11 @@ double outputSqnrDb(const Session& a, const Session& b, const std::function<std:
 SensitivityResult layerSensitivity(Session& a, const Session& b, const NodeMatching& matching,
                                    const std::function<bool(std::size_t, std::size_t)>& progress, RunObserver* outer) {
   const Program& p = a.program();
+  for (const auto& [node, patches] : a.patches())
+    for (const ArgumentPatch& patch : patches)
+      if (patch.kind == ArgumentPatch::Kind::FromValue)  // it would read the run's value, not the layer's run's
+        throw std::invalid_argument("layer sensitivity measures the quantized program as exported: take back the "
+                                    "Keep in Float change of '" + p.node(node).name + "' first");
   SensitivityResult result;
   ReadValues read(a);
   if (!read.record(outer)) {
@@ -141,6 +146,9 @@ SensitivityResult layerSensitivity(Session& a, const Session& b, const NodeMatch
         const NodeRecord* r = a.record(n.id);
         if (n.opcode == Opcode::CallFunction && r && r->doesWork) {
           auto made = a.rerunNode(n.id, inputsOf(n.id, std::vector<std::optional<TensorData>>(named.size())));
+          // an in-place op's result is also what later readers of the value it wrote get
+          if (writesFirstArgument(r->schema) && !named.empty() && !made.empty() && made[0])
+            changed.insert_or_assign(named.front(), *made[0]);
           for (std::size_t i = 0; i < made.size() && i < n.outputs.size(); ++i)
             if (made[i]) changed.insert_or_assign(n.outputs[i], std::move(*made[i]));
         }

@@ -5,21 +5,38 @@
 
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
 namespace torchir::layout {
+
+namespace {
+
+/// Graphviz keeps global state: the studio's layout thread and a report's export (another
+/// thread) take turns through this.
+std::mutex& graphvizMutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
 
 struct DotLayouter::Context {
   GVC_t* gvc = gvContext();
   ~Context() { gvFreeContext(gvc); }
 };
 
-DotLayouter::DotLayouter() : m_ctx(std::make_unique<Context>()) {
+DotLayouter::DotLayouter() {
+  const std::lock_guard<std::mutex> lock(graphvizMutex());
+  m_ctx = std::make_unique<Context>();
   if (!m_ctx->gvc) throw std::runtime_error("Graphviz: cannot create a context");
 }
 
-DotLayouter::~DotLayouter() = default;
+DotLayouter::~DotLayouter() {
+  const std::lock_guard<std::mutex> lock(graphvizMutex());
+  m_ctx.reset();
+}
 
 namespace {
 
@@ -35,6 +52,7 @@ char* c(const char* s) { return const_cast<char*>(s); }
 }  // namespace
 
 DotResult DotLayouter::layout(const DotGraph& in) {
+  const std::lock_guard<std::mutex> lock(graphvizMutex());
   ++m_runs;
   DotResult out;
   if (in.nodes.empty()) return out;

@@ -1,6 +1,7 @@
 #pragma once
 // The one place that talks to Graphviz: lays out one small graph of fixed-size boxes with `dot` and
-// returns plain geometry. Not thread-safe (Graphviz keeps global state): one instance, one thread.
+// returns plain geometry. Graphviz keeps global state: every instance takes turns through one mutex, so instances on
+// several threads (the studio's layout, a report's export) are safe, one layout at a time.
 #include <memory>
 #include <utility>
 #include <vector>

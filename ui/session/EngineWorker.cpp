@@ -356,7 +356,11 @@ void EngineWorker::layerSensitivity(quint64 generation, quint64 commandId) {
       throw std::runtime_error(outcome.reason == torchir::StopReason::Failed ? "the run failed at node '" +
                                                                                    outcome.diagnosis.nodeName + "'"
                                                                              : "stopped");
-    if (!m_reference->session->finished()) m_reference->session->run();
+    if (!m_reference->session->finished()) {
+      const torchir::StepOutcome b = m_reference->session->run();
+      if (b.reason != torchir::StopReason::Finished)
+        throw std::runtime_error("the float program's run failed at node '" + b.diagnosis.nodeName + "': " + b.diagnosis.message);
+    }
     auto result = std::make_shared<torchir::SensitivityResult>(torchir::layerSensitivity(
         *m_session, *m_reference->session, m_reference->run->matching(),
         [&](std::size_t done, std::size_t total) {
@@ -398,8 +402,9 @@ void EngineWorker::keepInFloat(quint64 generation, quint64 commandId, const std:
     try {
       m_session->setPatches(layer, merged);
     } catch (const std::exception& e) {
+      // the others are taken: the comparison below is made with them
       Q_EMIT patchesApplied(generation, layer, merged, oneLine(QString::fromUtf8(e.what())), false);
-      return;
+      continue;
     }
     Q_EMIT patchesApplied(generation, layer, merged, {}, /*andContinue=*/true);  // the run below ends the job
   }
