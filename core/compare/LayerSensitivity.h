@@ -19,7 +19,6 @@ struct SensitivityResult {
   double baselineSqnrDb = 0;  // the quantized run's final output against the float run's
   std::vector<LayerSensitivity> layers;  // ranked: the largest gain first; unmeasured ones last
   bool cancelled = false;
-  std::size_t layersRun = 0;
 
   const LayerSensitivity* of(NodeId node) const {
     for (const LayerSensitivity& l : layers)

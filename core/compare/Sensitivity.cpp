@@ -164,7 +164,6 @@ SensitivityResult layerSensitivity(Session& a, const Session& b, const NodeMatch
       s.problem = e.what();
       s.gainDb = -std::numeric_limits<double>::infinity();
     }
-    ++result.layersRun;
     result.layers.push_back(std::move(s));
   }
   std::stable_sort(result.layers.begin(), result.layers.end(), [](const LayerSensitivity& x, const LayerSensitivity& y) {

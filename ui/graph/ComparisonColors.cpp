@@ -7,7 +7,8 @@ namespace torchir::ui {
 
 namespace {
 
-int bySqnr(double s) { return s < 20 ? 3 : s < 40 ? 2 : s < 60 ? 1 : 0; }
+/// The legend's bands: above 60 dB, above 40, above 20, 20 or below.
+int bySqnr(double s) { return s > 60 ? 0 : s > 40 ? 1 : s > 20 ? 2 : 3; }
 
 }  // namespace
 
