@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "exec/Session.h"
+#include "pyhost/PythonHostOptions.h"
 
 namespace torchir {
 
@@ -28,11 +29,20 @@ class AtenBackend {
   virtual void loadExecutors(const std::string& sharedLibrary) const = 0;
   /// Op types with a registered executor, sorted.
   virtual std::vector<std::string> registeredExecutors() const = 0;
+  /// Names the Python that runs ops defined in Python (empty python: none), for sessions made after.
+  virtual void setPythonHost(const PythonHostOptions& options) const = 0;
+  virtual PythonHostOptions pythonHost() const = 0;
+  /// Starts that Python's worker if it imports something (its executors then register) and says
+  /// what it found; an empty report when none is named. Throws std::runtime_error when it cannot start.
+  virtual PythonHostReport preparePythonHost() const = 0;
+  /// The worker's process id, -1 when none runs.
+  virtual int pythonWorkerPid() const = 0;
   /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
   virtual void setThreads(int threads) const = 0;
   virtual int threads() const = 0;  // ATen's intra-op threads now
   /// A run of `program` through the dispatcher. The program must outlive the session. Throws
-  /// std::runtime_error for a device this libtorch or machine does not have.
+  /// std::runtime_error for a device this libtorch or machine does not have, or a Python named
+  /// that cannot serve (preparePythonHost's error).
   virtual std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options = {}) const = 0;
   /// The bytes `torch.save((tuple(args), {}))` writes (libtorch's pickle_save): a .pt2's sample inputs.
   virtual std::string torchSaveArgs(const std::vector<TensorData>& args) const = 0;

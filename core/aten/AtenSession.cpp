@@ -16,6 +16,7 @@
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
 #include "NodeKernels.h"
+#include "PythonOps.h"
 #include "SubclassKernels.h"
 #include "TensorBridge.h"
 
@@ -420,6 +421,7 @@ class AtenSession final : public Session {
   template <class Done>
   StepOutcome runWhile(Done done, RunObserver* observer) {
     c10::InferenceMode guard;  // once for the run, not per node
+    PythonCallCancelScope pythonStops([this] { return cancelRequested(); });  // Stop reaches a call in Python
     RunObserver* const outer = std::exchange(m_observer, observer);
     struct Restore {
       RunObserver*& slot;
@@ -484,9 +486,15 @@ class AtenSession final : public Session {
     d.explanation = problem->kind == DiagnosisClass::UnsupportedHigherOrderOp
                         ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
                     : problem->kind == DiagnosisClass::OpNotFound
-                        ? "Load the library that defines the op, or register a custom executor for it."
+                        ? "Name a Python whose modules define the op (--python PATH --python-import MODULE, or the studio's Preferences), load the library that defines it, or register an executor for it (--executors)."
                         : "The node's serialized arguments do not fit the op's schema.";
     return d;
+  }
+
+  std::string plannedSchema(NodeId node) const override {
+    if (node < 0 || static_cast<std::size_t>(node) >= m_kernels.size()) return {};
+    const NodeKernel& k = *m_kernels[static_cast<std::size_t>(node)];
+    return k.doesWork() ? k.schema() : std::string();
   }
 
   std::vector<Diagnosis> plannedProblems() const override {
@@ -553,6 +561,23 @@ class AtenSession final : public Session {
       return fail(std::move(d));
     } catch (const RunCancelled&) {
       return {StopReason::Cancelled, {}};  // the node did not finish: it runs anew when the run goes on
+    } catch (const PythonCallCancelled&) {
+      return {StopReason::Cancelled, {}};
+    } catch (const PythonCallError& e) {
+      Diagnosis d = baseDiagnosis(n);
+      d.kind = DiagnosisClass::PythonError;
+      d.schema = k.schema();
+      d.message = firstLine(e.what());
+      d.traceback = e.traceback();
+      d.arguments = k.argumentsSoFar(run.args);
+      d.explanation = !e.traceback().empty()
+                          ? n.target + " raised in Python (" + pythonHostLabel() +
+                                "). The traceback below is the worker's; the arguments are what it was called with."
+                      : e.workerEnded() ? n.target + " runs in Python (" + pythonHostLabel() +
+                                              "); the call did not complete. The next call starts a new worker."
+                                        : n.target + " runs in Python (" + pythonHostLabel() +
+                                              "); what it gave back does not fit what the program expects.";
+      return fail(std::move(d));
     } catch (const SubgraphFailure& e) {
       // The inner node's diagnosis, placed on this node: the run stands here, not inside.
       Diagnosis d = e.diagnosis;

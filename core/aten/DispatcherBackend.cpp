@@ -12,6 +12,7 @@
 #include "AtenBackend.h"
 #include "ExecutorRegistry.h"
 #include "OperatorLookup.h"
+#include "PythonOps.h"
 #include "AtenSession.h"
 #include "SmallBlockAllocator.h"
 #include "TensorBridge.h"
@@ -50,11 +51,24 @@ class DispatcherBackend final : public AtenBackend {
 
   std::vector<std::string> registeredExecutors() const override { return torchir::registeredExecutors(); }
 
+  void setPythonHost(const PythonHostOptions& options) const override { torchir::setPythonHost(options); }
+  PythonHostOptions pythonHost() const override { return torchir::pythonHost(); }
+  PythonHostReport preparePythonHost() const override {
+    try {
+      return torchir::preparePythonHost();
+    } catch (const PythonCallError& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+  int pythonWorkerPid() const override { return torchir::pythonWorkerPid(); }
+
   void setThreads(int threads) const override { at::set_num_threads(threads); }
   int threads() const override { return at::get_num_threads(); }
 
   std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options) const override {
     if (const std::string problem = deviceProblem(options.device); !problem.empty()) throw std::runtime_error(problem);
+    // the Python's executors join the registry before the session resolves its nodes
+    if (const PythonHostReport python = preparePythonHost(); !python.error.empty()) throw std::runtime_error(python.error);
     return createAtenSession(program, options);
   }
 

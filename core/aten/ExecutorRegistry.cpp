@@ -6,9 +6,14 @@
 namespace torchir {
 namespace {
 
+struct Registered {
+  Executor executor;
+  std::string origin;
+};
+
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, Executor> executors;
+  std::map<std::string, Registered> executors;
 };
 
 Registry& registry() {
@@ -23,22 +28,41 @@ std::string withoutOverload(const std::string& opType) {
   return first == std::string::npos || first == last ? opType : opType.substr(0, last);
 }
 
+/// The executor for an op type: the exact name first, then the name without its overload.
+const Registered* lookup(const Registry& r, const std::string& opType) {
+  for (const std::string& name : {opType, withoutOverload(opType)}) {
+    auto it = r.executors.find(name);
+    if (it != r.executors.end()) return &it->second;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-void registerExecutor(const std::string& opType, Executor executor) {
+void registerExecutor(const std::string& opType, Executor executor, std::string origin) {
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.executors[opType] = std::move(executor);
+  r.executors[opType] = {std::move(executor), std::move(origin)};
+}
+
+void unregisterExecutor(const std::string& opType) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.executors.erase(opType);
 }
 
 std::optional<Executor> findExecutor(const std::string& opType) {
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  for (const std::string& name : {opType, withoutOverload(opType)}) {
-    auto it = r.executors.find(name);
-    if (it != r.executors.end()) return it->second;
-  }
+  if (const Registered* e = lookup(r, opType)) return e->executor;
   return std::nullopt;
+}
+
+std::string executorOrigin(const std::string& opType) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const Registered* e = lookup(r, opType);
+  return e ? e->origin : std::string();
 }
 
 std::vector<std::string> registeredExecutors() {

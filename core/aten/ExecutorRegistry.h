@@ -18,8 +18,14 @@ using Executor = std::function<std::vector<at::Tensor>(const std::vector<at::Ten
 
 /// Registers `executor` for an op type as pytorch-ir writes it (`mylib.scale.default`, or without
 /// the overload, `mylib.scale`, to cover every overload). Thread-safe; a later registration of
-/// the same name replaces the earlier one.
-void registerExecutor(const std::string& opType, Executor executor);
+/// the same name replaces the earlier one. `origin` says what runs it, for the argument view.
+void registerExecutor(const std::string& opType, Executor executor, std::string origin = "custom executor");
+
+/// Forgets the executor registered under exactly this name (a Python host replaced).
+void unregisterExecutor(const std::string& opType);
+
+/// What serves an op type: the origin given when its executor was registered ("" for none).
+std::string executorOrigin(const std::string& opType);
 
 /// The executor for an op type: the exact name first, then the name without its overload.
 std::optional<Executor> findExecutor(const std::string& opType);

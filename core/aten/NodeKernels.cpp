@@ -9,6 +9,7 @@
 #include "IValueSummary.h"
 #include "IrCallPlanner.h"
 #include "OperatorLookup.h"
+#include "PythonOps.h"
 #include "program/QuantOps.h"
 #include "SubclassKernels.h"
 #include "SymbolicKernels.h"
@@ -138,8 +139,10 @@ class PlannedKernel : public NodeKernel {
 /// An op the dispatcher holds, called boxed.
 class DispatcherKernel final : public PlannedKernel {
  public:
-  DispatcherKernel(const Node& n, c10::OperatorHandle op, CallPlan plan, bool ir)
-      : PlannedKernel(std::move(plan), toString(op.schema())), m_node(n), m_op(std::move(op)), m_ir(ir) {}
+  /// `program`: non-null for an op run in Python, whose outputs are held to what export recorded.
+  DispatcherKernel(const Node& n, c10::OperatorHandle op, CallPlan plan, bool ir, const Program* program = nullptr)
+      : PlannedKernel(std::move(plan), toString(op.schema()) + (program ? "  [run in " + pythonHostLabel() + "]" : "")),
+        m_node(n), m_op(std::move(op)), m_ir(ir), m_python(program) {}
 
   void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
     push(frame, stack, run);
@@ -148,9 +151,40 @@ class DispatcherKernel final : public PlannedKernel {
     run.microseconds = microsecondsSince(t0);
     if (m_ir) storeIrReturns(frame, stack);
     else storeReturns(frame, stack);
+    if (m_python) checkAgainstExport(frame);
   }
 
  private:
+  /// An op run in Python that got the dtypes export recorded and returned others: its Python
+  /// disagrees with the meta function export traced (a user's switch to half is not this).
+  void checkAgainstExport(const FrameValues& frame) const {
+    const Program& p = *m_python;
+    for (const auto& a : m_node.inputs)
+      for (ValueId v : a.values) {
+        const c10::IValue& iv = frame[static_cast<std::size_t>(v)];
+        if (v >= 0 && iv.isTensor() && p.value(v).dtype != DType::Unknown &&
+            static_cast<DType>(iv.toTensor().scalar_type()) != p.value(v).dtype)
+          return;
+      }
+    for (ValueId v : m_node.outputs) {
+      const Value& value = p.value(v);
+      const c10::IValue& iv = frame[static_cast<std::size_t>(v)];
+      if (!iv.isTensor() || value.kind != ValueKind::Tensor) continue;
+      const at::Tensor& t = iv.toTensor();
+      const auto dtype = static_cast<DType>(t.scalar_type());
+      bool sameShape = value.shape.size() == static_cast<std::size_t>(t.dim());
+      for (std::size_t i = 0; sameShape && i < value.shape.size(); ++i)
+        sameShape = value.shape[i].isSymbolic() || value.shape[i].hint == t.size(static_cast<int64_t>(i));
+      if (value.dtype != DType::Unknown && dtype != value.dtype)
+        throw PythonCallError("the op returned " + std::string(dtypeName(dtype)) + " for '" + value.name +
+                              "'; export recorded " + std::string(dtypeName(value.dtype)) +
+                              " (its Python disagrees with the fake it was exported with)");
+      if (!sameShape)
+        throw PythonCallError("the op returned '" + value.name + "' in a shape other than the one export recorded "
+                              "(its Python disagrees with the fake it was exported with)");
+    }
+  }
+
   void storeReturns(FrameValues& frame, torch::jit::Stack& stack) const {
     const Node& n = m_node;
     if (n.outputs.empty()) return;
@@ -185,6 +219,7 @@ class DispatcherKernel final : public PlannedKernel {
   const Node& m_node;
   c10::OperatorHandle m_op;
   bool m_ir;
+  const Program* m_python;
 };
 
 /// The IR's getitem copies one output of its producer into a value of its own.
@@ -221,8 +256,8 @@ class SymbolicKernel final : public NodeKernel {
 class CustomExecutorKernel final : public NodeKernel {
  public:
   CustomExecutorKernel(const Program& p, const Node& n, Executor executor)
-      : m_program(p), m_node(n), m_executor(std::move(executor)) {}
-  std::string schema() const override { return m_node.target + " (custom executor)"; }
+      : m_program(p), m_node(n), m_executor(std::move(executor)), m_origin(executorOrigin(n.target)) {}
+  std::string schema() const override { return m_node.target + " (" + m_origin + ")"; }
   void run(FrameValues& frame, torch::jit::Stack&, NodeRun& run) override {
     const auto t0 = Clock::now();
     runCustomExecutor(m_executor, m_program, m_node, frame, run.ownArgs);
@@ -233,6 +268,7 @@ class CustomExecutorKernel final : public NodeKernel {
   const Program& m_program;
   const Node& m_node;
   Executor m_executor;
+  std::string m_origin;  // "custom executor", "Python executor"
 };
 
 /// cond, while_loop, wrap_with_set_grad_enabled, auto_functionalized: HigherOrderKernels.
@@ -347,11 +383,16 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   if (!op) {
     const bool hop = isHigherOrderTarget(n.target);
     const bool named = qualifiedOperatorName(n.target) != n.target;  // of the form ns.op.overload
+    const std::string python = operatorProblem(n.target);
     return std::make_unique<UnsupportedKernel>(KernelProblem{
         hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound,
         hop     ? "the higher-order op " + n.target + " has no kernel yet"
+        : !python.empty() ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
+                                " and the Python named does not define it: " + python
         : named ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
-                      " (a custom op whose library is not loaded, or an op of another torch version)"
+                      " (an op defined in Python: name a Python whose modules define it with --python PATH "
+                      "--python-import MODULE; or a custom op whose library is not loaded, or an op of another "
+                      "torch version)"
                 : "'" + n.target + "' is not an operator the dispatcher knows"});
   }
   try {
@@ -360,7 +401,7 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
       return std::make_unique<ExportDtypeKernel>(p, n, std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir),
                                                  floatingAs);
     if (floatingAs != DType::Unknown) shadowFloatingDtypes(plan, floatingAs);
-    return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir);
+    return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir, isPythonOperator(*op) ? &p : nullptr);
   } catch (const std::exception& e) {
     return std::make_unique<UnsupportedKernel>(
         KernelProblem{DiagnosisClass::RuntimeError, std::string("cannot rebuild the call: ") + e.what()},

@@ -1,5 +1,7 @@
 #include "OperatorLookup.h"
 
+#include "PythonOps.h"
+
 namespace torchir {
 namespace {
 
@@ -22,7 +24,13 @@ std::optional<OperatorName> parse(const std::string& target) {
 std::optional<c10::OperatorHandle> findOperator(const std::string& target) {
   const auto op = parse(target);
   if (!op) return std::nullopt;
-  return c10::Dispatcher::singleton().findSchema({op->name, op->overload});
+  if (auto found = c10::Dispatcher::singleton().findSchema({op->name, op->overload})) return found;
+  return pythonOperator(op->name, op->overload);  // an op defined in the Python the user named, if any
+}
+
+std::string operatorProblem(const std::string& target) {
+  const auto op = parse(target);
+  return op ? pythonOperatorProblem(op->name, op->overload) : std::string();
 }
 
 std::string qualifiedOperatorName(const std::string& target) {

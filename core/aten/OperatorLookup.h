@@ -9,8 +9,12 @@ namespace torchir {
 
 /// The dispatcher's operator for a target written as "aten.conv2d.default" (a node's target) or
 /// "torch.ops.aten.conv2d.default" (an operator argument): exactly the overload named, never a
-/// silent fallback to .default. nullopt when the name has no overload part or the op is not loaded.
+/// silent fallback to .default. An op the dispatcher does not hold is asked of the Python the user
+/// named (PythonOps.h). nullopt when the name has no overload part or no one defines the op.
 std::optional<c10::OperatorHandle> findOperator(const std::string& target);
+
+/// Why the named Python does not serve a target findOperator did not find ("" when none is named).
+std::string operatorProblem(const std::string& target);
 
 /// The name as the dispatcher spells it, "aten::conv2d" or "aten::max.dim", for messages; the
 /// target itself when it is not of the form ns.op.overload.

@@ -1,6 +1,7 @@
 #include "ProgramCheck.h"
 
 #include <algorithm>
+#include <map>
 
 #include "exec/Session.h"
 #include "program/DType.h"
@@ -179,6 +180,29 @@ std::string_view severityName(Severity s) {
   return "?";
 }
 
+/// The ops the user's Python will run (named with --python or Preferences › Python): one note
+/// per op, at its first node, with how many nodes call it.
+static void checkPythonOps(const Program& program, const Session& session, std::vector<Problem>& out) {
+  std::map<std::string, std::pair<NodeId, int>> byTarget;  // target -> first node, count
+  std::map<std::string, std::string> where;
+  for (const Node& n : program.nodes) {
+    if (n.opcode != Opcode::CallFunction) continue;
+    const std::string schema = session.plannedSchema(n.id);
+    const auto mark = schema.find("  [run in ");
+    const bool executor = schema.size() >= 17 && schema.compare(schema.size() - 17, 17, "(Python executor)") == 0;
+    if (mark == std::string::npos && !executor) continue;
+    auto [it, first] = byTarget.try_emplace(n.target, n.id, 0);
+    ++it->second.second;
+    if (first)
+      where[n.target] = executor ? "in Python, as a pytorch-ir executor"
+                                 : schema.substr(mark + 7, schema.size() - mark - 8);  // "in Python 3.11 (...)"
+  }
+  for (const auto& [target, at] : byTarget)
+    out.push_back(problemAt(program, Severity::Info, "python op", at.first,
+                            target + (at.second > 1 ? " (" + std::to_string(at.second) + " nodes)" : "") + " runs " +
+                                where[target]));
+}
+
 std::vector<Problem> checkProgram(const Program& program, const Session& session,
                                   const std::vector<TensorData>* inputs) {
   std::vector<Problem> out;
@@ -186,6 +210,7 @@ std::vector<Problem> checkProgram(const Program& program, const Session& session
   checkMixedFloatingDtypes(program, inputs, out);
   for (const Diagnosis& d : session.plannedProblems())
     out.push_back(problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message));
+  checkPythonOps(program, session, out);
   if (inputs) checkInputDtypes(program, *inputs, out);
   checkDynamicDimensions(program, out);
   checkConversion(program, out);

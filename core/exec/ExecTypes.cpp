@@ -30,6 +30,7 @@ std::string_view diagnosisClassName(DiagnosisClass c) {
     case DiagnosisClass::ShapeDiffersFromExport: return "shape differs from export";
     case DiagnosisClass::RuntimeError: return "runtime error";
     case DiagnosisClass::Divergence: return "divergence";
+    case DiagnosisClass::PythonError: return "error in Python";
   }
   return "?";
 }

@@ -34,7 +34,8 @@ struct ArgumentRecord {
 enum class DiagnosisClass : uint8_t {
   None, DtypeMismatch, ShapeMismatch, DeviceMismatch, MissingData, OpNotFound, UnsupportedHigherOrderOp,
   SymbolOutOfRange, NanOrInf, DtypeDiffersFromExport, ShapeDiffersFromExport, RuntimeError,
-  Divergence  // a comparison: the node's output is farther from the reference run's than the tolerance
+  Divergence,  // a comparison: the node's output is farther from the reference run's than the tolerance
+  PythonError  // an op run in the user's Python raised, or its worker died or hung
 };
 std::string_view diagnosisClassName(DiagnosisClass c);
 
@@ -46,6 +47,7 @@ struct Diagnosis {
   std::string explanation;  // one or two sentences: what happened and what to change
   std::vector<ArgumentRecord> arguments;
   std::string stackTrace;   // the user's source line, from export
+  std::string traceback;    // where an op run in Python raised: the worker's Python traceback
   bool ok() const { return kind == DiagnosisClass::None; }
 };
 

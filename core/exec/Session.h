@@ -104,6 +104,9 @@ class Session {
   /// lacks, a custom op without an executor, a call that does not fit its schema): the diagnosis
   /// each would fail with, in node order.
   virtual std::vector<Diagnosis> plannedProblems() const = 0;
+  /// What will run `node`, as its record will say: the op's schema, marked "[run in Python ...]"
+  /// or "(Python executor)" where the user's Python runs it; "" for a node that does no work.
+  virtual std::string plannedSchema(NodeId /*node*/) const { return {}; }
 
   /// Edit and continue: every later run of `node` (a step back's replay too) calls it with these
   /// arguments changed; an empty list takes the change back. Throws std::invalid_argument when the
