@@ -101,7 +101,8 @@ bool Capture::operator==(const Capture& o) const {
          next == o.next && sameEntries(records, o.records, recordsEqual) &&
          diagnosisJson(diagnosis) == diagnosisJson(o.diagnosis) && sameEntries(pinned, o.pinned, sameTensor) &&
          comparison.has_value() == o.comparison.has_value() &&
-         (!comparison || comparisonJson(*comparison) == comparisonJson(*o.comparison));
+         (!comparison || comparisonJson(*comparison) == comparisonJson(*o.comparison)) && python.python == o.python.python &&
+         python.imports == o.python.imports && python.executorFiles == o.python.executorFiles;
 }
 
 Capture::Comparison namedComparison(const ComparisonRecord& record, const Program& p) {
@@ -219,6 +220,9 @@ void writeCapture(const std::string& path, const Capture& c) {
       {"diagnosis", diagnosisJson(c.diagnosis)},
   };
   if (c.comparison) meta["comparison"] = comparisonJson(*c.comparison);  // optional: older readers pass it by
+  if (c.python.named())
+    meta["python"] = {{"interpreter", c.python.python}, {"imports", c.python.imports},
+                      {"executor_files", c.python.executorFiles}};
   // a path or name that is not UTF-8 (a file name can be anything) is kept as U+FFFD, not refused
   writeSafetensors(path, tensors, {{kMetadataKey, jsonText(meta)}});
 }
@@ -312,6 +316,15 @@ Capture readCapture(const std::string& path) {
   }
   c.diagnosis = diagnosisFromJson(r, r.at(meta, "diagnosis", top), "diagnosis");
   if (meta.contains("comparison")) c.comparison = comparisonFromJson(r, meta.at("comparison"), "comparison");
+  if (meta.contains("python")) {  // optional: captures of runs without a Python have none
+    const Json& python = meta.at("python");
+    c.python.python = r.text(python, "interpreter", "python");
+    for (const char* key : {"imports", "executor_files"})
+      for (const Json& item : r.array(python, key, "python")) {
+        if (!item.is_string()) r.fail(std::string("python.") + key + " holds something that is not a string");
+        (key[0] == 'i' ? c.python.imports : c.python.executorFiles).push_back(item.get<std::string>());
+      }
+  }
   return c;
 }
 

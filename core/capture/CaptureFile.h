@@ -16,6 +16,7 @@
 #include "exec/ExecTypes.h"
 #include "exec/Patch.h"
 #include "program/TensorData.h"
+#include "pyhost/PythonHostOptions.h"
 
 namespace torchir {
 
@@ -48,6 +49,9 @@ struct Capture {
     std::vector<std::string> nonfiniteSlice;  // the first NaN/Inf's node and those it depends on
   };
   std::optional<Comparison> comparison;
+  /// The Python the run used for ops defined in Python, and what it imported (python empty: none).
+  /// A record only: reopening a capture never starts the Python it names.
+  PythonHostOptions python;
 
   /// The same capture: every field, tensors by dtype, shape and bytes, numbers as the file holds
   /// them (a NaN equals a NaN), records and diagnoses as their one JSON form has them.

@@ -27,7 +27,7 @@ Json nodeRecordJson(const NodeRecord& r) {
 Json diagnosisJson(const Diagnosis& d) {
   return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
           {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation},
-          {"arguments", argumentsJson(d.arguments)}, {"stack", d.stackTrace}};
+          {"arguments", argumentsJson(d.arguments)}, {"stack", d.stackTrace}, {"traceback", d.traceback}};
 }
 
 ValueSummary valueSummaryFromJson(const JsonFields& f, const Json& o, const std::string& where) {
@@ -81,6 +81,8 @@ Diagnosis diagnosisFromJson(const JsonFields& f, const Json& o, const std::strin
   d.explanation = f.text(o, "explanation", where);
   d.arguments = argumentsFromJson(f, o, where);
   d.stackTrace = f.text(o, "stack", where);
+  // older captures have no traceback
+  if (o.is_object() && o.contains("traceback")) d.traceback = f.text(o, "traceback", where);
   return d;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
+#include "CommandSession.h"
 #include "aten/AtenBackend.h"
 #include "check/ProgramCheck.h"
 #include "exec/Session.h"
@@ -14,7 +15,7 @@ namespace torchir::cli {
 int checkCommand(const Args& args) {
   const Program& program = loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
   const AtenBackend& backend = atenBackend();
-  if (args.flag("--executors")) backend.loadExecutors(args.option("--executors"));
+  if (!applyBackendOptions(args)) return kBadInput;
   std::vector<TensorData> inputs;
   if (args.flag("--inputs")) inputs = readInputsFile(program, args.option("--inputs"));
   const auto session = backend.createSession(program);

@@ -37,6 +37,14 @@ const OptionSpec kRandomInputs{"--random-inputs", "SEED", "random inputs of the 
 const OptionSpec kThreads{"--threads", "N", "intra-op threads (eager's bits at eager's count)"};
 const OptionSpec kCastWeights{"--cast-weights", nullptr, "cast weights of another dtype to the export's"};
 const OptionSpec kJson{"--json", nullptr, "machine-readable output"};
+const OptionSpec kExecutors{"--executors", "LIB.so|FILE.py",
+                            "executors for custom ops: a library (TORCHIR_REGISTER_EXECUTOR) or a pytorch-ir executor "
+                            "file run in --python (repeatable)", true};
+const OptionSpec kPython{"--python", "PATH",
+                         "the Python that runs ops defined in Python (default: $TORCHIR_PYTHON; none: no Python runs)"};
+const OptionSpec kPythonImport{"--python-import", "MODULE", "a module that Python imports first, to define its ops (repeatable)",
+                               true};
+const OptionSpec kPythonTimeout{"--python-timeout", "SECONDS", "the longest one call in Python may take (default 600)"};
 
 const std::vector<CommandSpec> kCommands = {
     {"info", "format, versions, counts, parameters, op histogram, weights without data", kProgramFile, 1, infoCommand,
@@ -44,14 +52,14 @@ const std::vector<CommandSpec> kCommands = {
     {"table", "the FX table (opcode, name, target, args, kwargs) as print_tabular prints it", kProgramFile, 1,
      tableCommand, {kJson}},
     {"convert", "the IR JSON pytorch-ir writes for the same program", "the program (.pt2)", 1, convertCommand,
-     {{"-o,--output", "IR.json", "where to write it"}}},
+     {{"-o,--output", "IR.json", "where to write it"}, kPython, kPythonImport}},
     {"check", "what would stop a run, found without running it (exit 1 when something would)", kProgramFile, 1,
      checkCommand,
      {kWeights, kConstants, {"--inputs", "F.safetensors", "inputs to check against the export (dtype, shape, ranges)"},
-      {"--executors", "LIB.so", "load executors for custom ops"}, kJson}},
+      kExecutors, kPython, kPythonImport, kJson}},
     {"run", "run the program node by node; a failing node prints its diagnosis (exit 1)", kProgramFile, 1, runCommand,
      {kWeights, kConstants, kInputs, kRandomInputs,
-      {"--executors", "LIB.so", "load executors for custom ops"},
+      kExecutors, kPython, kPythonImport, kPythonTimeout,
       kThreads, kCastWeights,
       {"--save-outputs", "F.safetensors", "save the outputs as output_0, output_1, ..."},
       {"--expect", "F.safetensors", "check the outputs against output_<i> of F bit for bit (exit 1 when one differs)"},
@@ -73,15 +81,14 @@ const std::vector<CommandSpec> kCommands = {
        "write one self-contained HTML page: the worst layers, the sensitivity chart, the graph coloured by SQNR, "
        "every node"},
       {"--sensitivity", nullptr, "keep each quantized layer in float alone; rank layers by the output's SQNR gained"},
-      kThreads, kCastWeights}},
+      kExecutors, kPython, kPythonImport, kPythonTimeout, kThreads, kCastWeights}},
     {"extract", "a node's or module's part as a .pt2 torch.export.load runs, with the inputs it got in a run",
      kProgramFile, 1, extractCommand,
      {{"--node", "NAME", "the node to cut out (a getitem stands for its op)"},
       {"--module", "PATH", "the module to cut out, as nn_module_stack names it (layer1.0)"},
       {"-o,--output", "OUT.pt2", "the repro (its inputs as example inputs); OUT.outputs.safetensors and OUT.py go beside it"},
       kWeights, kConstants, kInputs, kRandomInputs,
-      {"--executors", "LIB.so", "load executors for custom ops"},
-      kThreads, kCastWeights}},
+      kExecutors, kPython, kPythonImport, kPythonTimeout, kThreads, kCastWeights}},
     {"layout", "the graph laid out with Graphviz", kProgramFile, 1, layoutCommand,
      {{"--format", "svg|json|dot", "what to write (default svg)"},
       {"-o,--output", "OUT", "where to write it (default: standard output)"},
@@ -138,6 +145,13 @@ bool Args::flag(const std::string& name) const {
   for (const auto& [k, v] : options)
     if (k == name) return true;
   return false;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : options)
+    if (k == name) out.push_back(v);
+  return out;
 }
 
 std::string Args::option(const std::string& name, const std::string& fallback) const {

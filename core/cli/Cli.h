@@ -16,6 +16,8 @@ struct Args {
   std::vector<std::pair<std::string, std::string>> options;  // --name value ("" for flags)
   bool flag(const std::string& name) const;
   std::string option(const std::string& name, const std::string& fallback = "") const;
+  /// Every value of a repeatable option, in the order given.
+  std::vector<std::string> all(const std::string& name) const;
 };
 
 /// The program a command works on (an IR JSON with the weights and constants next to it, as the

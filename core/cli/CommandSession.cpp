@@ -1,21 +1,76 @@
 #include "CommandSession.h"
 
+#include <cstdlib>
 #include <iostream>
 
 #include "aten/AtenBackend.h"
 #include "program/InputsFile.h"
+#include "program/OneLine.h"
 
 namespace torchir::cli {
 
+namespace {
+
+bool endsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// --python (else $TORCHIR_PYTHON), --python-import, the .py files of --executors, --python-timeout:
+/// false, the error printed, when they do not make a Python that can serve.
+bool applyPythonOptions(const Args& args) {
+  PythonHostOptions python;
+  python.python = args.option("--python");
+  if (python.python.empty())
+    if (const char* env = std::getenv("TORCHIR_PYTHON")) python.python = env;
+  python.imports = args.all("--python-import");
+  for (const std::string& f : args.all("--executors"))
+    if (endsWith(f, ".py")) python.executorFiles.push_back(f);
+  if (args.flag("--python-timeout")) {
+    char* end = nullptr;
+    const std::string text = args.option("--python-timeout");
+    const double seconds = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || !(seconds > 0) || seconds > 1e7) {
+      std::cerr << "error: --python-timeout takes a number of seconds, not '" << oneLine(text) << "'\n";
+      return false;
+    }
+    python.callTimeoutSeconds = seconds;
+  }
+  if (!python.named() && (!python.imports.empty() || !python.executorFiles.empty())) {
+    std::cerr << "error: " << (python.imports.empty() ? "a pytorch-ir executor file" : "--python-import")
+              << " needs a Python to run in: name it with --python PATH (or TORCHIR_PYTHON)\n";
+    return false;
+  }
+  if (!python.named()) return true;
+  const AtenBackend& backend = atenBackend();
+  backend.setPythonHost(python);
+  if (python.imports.empty() && python.executorFiles.empty()) return true;  // started when an op asks
+  try {
+    const PythonHostReport report = backend.preparePythonHost();
+    for (const std::string& w : report.warnings) std::cerr << "warning: " << w << "\n";
+    if (!report.error.empty()) {
+      std::cerr << "error: " << report.error << "\n";
+      return false;
+    }
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool applyBackendOptions(const Args& args) {
-  if (args.flag("--executors")) {
+  for (const std::string& f : args.all("--executors")) {
+    if (endsWith(f, ".py")) continue;  // run by the Python host
     try {
-      atenBackend().loadExecutors(args.option("--executors"));
+      atenBackend().loadExecutors(f);
     } catch (const std::runtime_error& e) {
       std::cerr << "error: " << e.what() << "\n";
       return false;
     }
   }
+  if (!applyPythonOptions(args)) return false;
   if (args.flag("--threads")) {
     // Intra-op threads; results match eager PyTorch's bit for bit at the same count.
     const std::string threads = args.option("--threads");

@@ -10,6 +10,7 @@
 
 #include "program/EscapedText.h"
 #include "Cli.h"
+#include "CommandSession.h"
 #include "aten/AtenBackend.h"
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonJson.h"
@@ -166,7 +167,7 @@ int compareCommand(const Args& args) {
       return kBadInput;
     }
   }
-  if (args.flag("--threads")) backend.setThreads(std::max(1, std::atoi(args.option("--threads").c_str())));
+  if (!applyBackendOptions(args)) return kBadInput;  // --threads, --executors, the Python
 
   const bool cast = args.flag("--cast-weights");
   for (const Program* p : {s.a, s.b}) {

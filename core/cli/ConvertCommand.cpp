@@ -1,9 +1,12 @@
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "Cli.h"
+#include "CommandSession.h"
 #include "program/IrWriter.h"
 #include "program/LenientJson.h"
+#include "program/OneLine.h"
 #include "program/ProgramLoader.h"
 
 namespace torchir::cli {
@@ -20,9 +23,19 @@ int convertCommand(const Args& args) {
     return kBadInput;
   }
   nlohmann::ordered_json ir;
+  if (!applyBackendOptions(args)) return kBadInput;  // the schemas of ops defined in Python come from it
   try {
     const AtenBackend& aten = atenBackend();
-    ir = toIrJson(program, program.source.torchVersion, [&](const std::string& op) { return aten.schemaSpecs(op); });
+    std::set<std::string> unknown;  // ops without a schema here: their attrs cannot be placed
+    ir = toIrJson(program, program.source.torchVersion, [&](const std::string& op) {
+      auto specs = aten.schemaSpecs(op);
+      if (specs.empty() && op.find('.') != std::string::npos && op.front() != '<') unknown.insert(op);
+      return specs;
+    });
+    for (const std::string& op : unknown)
+      std::cerr << "warning: " << program.source.path << ": no schema for " << oneLine(op)
+                << ": its non-tensor arguments are left out of attrs (an op defined in Python? name it with "
+                   "--python PATH --python-import MODULE)\n";
   } catch (const ConversionError& e) {
     std::cerr << "error: " << program.source.path << ": ConversionError: " << e.what() << "\n";
     return kProgramFault;

@@ -38,6 +38,7 @@ void printDiagnosis(const Program& program, const Diagnosis& d, bool verbose) {
     std::cerr << "    " << a.name << ": " << a.declaredType << " = " << a.value.text << "  (" << argSourceName(a.source)
               << ")\n";
   if (!d.stackTrace.empty()) std::cerr << "  from:\n    " << userFrame(d.stackTrace) << "\n";
+  if (!d.traceback.empty()) std::cerr << "  Python traceback:\n" << d.traceback << (d.traceback.back() == '\n' ? "" : "\n");
 }
 
 /// How an output stands against the one saved as `output_<i>` in the --expect file: "" when they are

@@ -1,5 +1,7 @@
 #include "Repro.h"
 
+#include "aten/AtenBackend.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -373,6 +375,15 @@ Repro extractRepro(Session& session, const ReproPart& part, RunObserver* observe
     for (Node& n : out.nodes)
       for (NodeArgument& a : n.inputs) renameTensors(a.arg, renamed);
 
+  // ops the run's Python defined: the repro imports the modules that define them, as the run did
+  std::set<std::string> inPython;
+  for (const Node& n : p.nodes)
+    if (session.plannedSchema(n.id).find("  [run in Python") != std::string::npos) inPython.insert(n.target);
+  for (const Node& n : r.program.nodes)
+    if (inPython.count(n.target)) {
+      r.pythonImports = atenBackend().pythonHost().imports;
+      break;
+    }
   r.description = part.describe() + " of " + std::filesystem::path(p.source.path).filename().string();
   if (part.kind == ReproPart::Node) r.description = part.describe() + " (" + p.node(last).target + ") of " +
                                                     std::filesystem::path(p.source.path).filename().string();

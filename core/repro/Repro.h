@@ -27,6 +27,7 @@ struct Repro {
   std::vector<TensorData> inputs;   // what the run gave its user inputs, in order
   std::vector<TensorData> outputs;  // what the run computed for its outputs, in order
   std::string description;          // "node 'linear_1' (aten.linear.default) of mlp.pt2"
+  std::vector<std::string> pythonImports;  // modules defining ops of the part in Python (--python-import)
 };
 
 /// Makes `session`'s run again from its inputs (set, and its changes to calls applied) until the

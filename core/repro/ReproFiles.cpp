@@ -1,4 +1,5 @@
 // A repro's files: the .pt2, its inputs and outputs, and the Python that checks them.
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -57,6 +58,31 @@ std::string libraryImports(const Program& part) {
   return out;
 }
 
+/// The modules the run's Python imported to define ops of the part (each a dotted name, checked:
+/// the line is Python source).
+std::string pythonImports(const Repro& r) {
+  std::string out;
+  for (const std::string& m : r.pythonImports) {
+    // dotted identifiers (ASCII): anything else is not written into the source at all
+    bool dotted = !m.empty();
+    bool partStart = true;
+    for (char c : m) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '.') {
+        dotted &= !partStart;
+        partStart = true;
+      } else {
+        dotted &= u < 0x80 && (std::isalpha(u) || c == '_' || (!partStart && std::isdigit(u)));
+        partStart = false;
+      }
+    }
+    dotted &= !partStart;
+    if (dotted) out += "import " + m + "  # defines ops of this part in Python, as in the run\n";
+    else out += "# the run also imported a module whose name is not a dotted Python name: import it here\n";
+  }
+  return out;
+}
+
 std::string script(const Repro& r, const std::string& stem, int threads) {
   return R"py(#!/usr/bin/env python3
 """Repro: )py" + docstringText(r.description) + R"py(, as torchir ran it.
@@ -69,7 +95,7 @@ import pathlib
 import sys
 
 import torch
-)py" + libraryImports(r.program) + R"py(from safetensors.torch import load as load_safetensors
+)py" + libraryImports(r.program) + pythonImports(r) + R"py(from safetensors.torch import load as load_safetensors
 
 HERE = pathlib.Path(__file__).resolve().parent
 STEM = )py" + pythonString(stem) + R"py(
