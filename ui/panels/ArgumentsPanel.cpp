@@ -30,6 +30,11 @@ ArgumentsPanel::ArgumentsPanel(QWidget* parent) : QWidget(parent), m_model(new A
   m_schema->setTextFormat(Qt::PlainText);
   m_schema->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   m_schema->setWordWrap(true);
+  // A node the user's Python ran (an op defined in Python, or a pytorch-ir executor file's).
+  m_runsInPython = new QLabel(this);
+  m_runsInPython->setObjectName(QStringLiteral("runsInPythonLabel"));
+  m_runsInPython->setStyleSheet(QStringLiteral("color: #1f5fa8; font-weight: bold;"));
+  m_runsInPython->hide();
 
   m_view = new QTreeView(this);
   m_view->setObjectName(QStringLiteral("argumentsView"));
@@ -44,6 +49,7 @@ ArgumentsPanel::ArgumentsPanel(QWidget* parent) : QWidget(parent), m_model(new A
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(header);
+  layout->addWidget(m_runsInPython);
   layout->addWidget(m_schema);
   layout->addWidget(m_view, 1);
   clear();
@@ -72,7 +78,17 @@ void ArgumentsPanel::showNode(const torchir::Program& program, torchir::NodeId n
   }
   // Before a run only the export's target is known; the engine resolves the schema.
   const std::string& schema = record ? record->schema : failed ? failure->schema : n.target;
-  m_schema->setText(QString::fromStdString(schema.empty() ? n.target : schema));
+  QString schemaText = QString::fromStdString(schema.empty() ? n.target : schema);
+  // the engine marks a call it made in Python in the schema it records: "... [run in Python 3.11 (path)]"
+  const qsizetype python = schemaText.indexOf(QStringLiteral("  [run in Python"));
+  if (python >= 0) {
+    m_runsInPython->setText(tr("Ran in %1").arg(schemaText.mid(python + 10).chopped(1)));  // "Python 3.11 (path)"
+    schemaText.truncate(python);
+  } else if (schemaText.endsWith(QStringLiteral("(Python executor)"))) {
+    m_runsInPython->setText(tr("Ran in Python: a pytorch-ir executor"));
+  }
+  m_runsInPython->setVisible(python >= 0 || schemaText.endsWith(QStringLiteral("(Python executor)")));
+  m_schema->setText(schemaText);
   m_schema->setVisible(true);
   m_model->setNode(program, node, record, failure);
   m_view->expandAll();
@@ -86,6 +102,7 @@ void ArgumentsPanel::clear() {
   m_status->setStyleSheet(QString());
   m_schema->clear();
   m_schema->setVisible(false);
+  m_runsInPython->hide();
   m_model->clear();
 }
 

@@ -36,6 +36,7 @@ class ArgumentsPanel : public QWidget {
   QLabel* m_title = nullptr;
   QLabel* m_status = nullptr;
   QLabel* m_schema = nullptr;
+  QLabel* m_runsInPython = nullptr;
   QTreeView* m_view = nullptr;
   QString m_nodeName;
 };

@@ -70,6 +70,7 @@ DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
   m_schema = section(tr("Schema"), "diagnosisSchema", true);
   m_arguments = section(tr("Arguments"), "diagnosisArguments", true);
   m_source = section(tr("Source"), "diagnosisSource", true);
+  m_traceback = section(tr("Python traceback"), "diagnosisTraceback", true);
   body->addStretch(1);
 
   // Messages and argument lists can be long: the panel scrolls rather than growing the dock.
@@ -143,10 +144,12 @@ void DiagnosisPanel::setDiagnosis(const torchir::Diagnosis& d) {
     m_headings.value(label)->setVisible(!text.isEmpty());
   };
   fill(m_message, QString::fromStdString(d.message));
+  m_headings.value(m_message)->setText(d.kind == torchir::DiagnosisClass::PythonError ? tr("Python says") : tr("libtorch says"));
   fill(m_explanation, QString::fromStdString(d.explanation));
   fill(m_schema, QString::fromStdString(d.schema));
   fill(m_arguments, argumentLines(d.arguments));
   fill(m_source, firstFrame(d.stackTrace));
+  fill(m_traceback, QString::fromStdString(d.traceback).trimmed());
   m_empty->hide();
   m_scroll->show();
 }
@@ -159,7 +162,7 @@ void DiagnosisPanel::setFix(const QString& text) {
 void DiagnosisPanel::clear() {
   m_nodeId = torchir::kNone;
   setFix({});
-  for (QLabel* label : {m_class, m_node, m_message, m_explanation, m_schema, m_arguments, m_source}) label->clear();
+  for (QLabel* label : {m_class, m_node, m_message, m_explanation, m_schema, m_arguments, m_source, m_traceback}) label->clear();
   m_goTo->setEnabled(false);
   m_empty->show();
   m_scroll->hide();

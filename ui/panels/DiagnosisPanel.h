@@ -46,6 +46,7 @@ class DiagnosisPanel : public QWidget {
   QLabel* m_schema = nullptr;
   QLabel* m_arguments = nullptr;
   QLabel* m_source = nullptr;
+  QLabel* m_traceback = nullptr;  // an op run in Python: where it raised
   QWidget* m_body = nullptr;
   QScrollArea* m_scroll = nullptr;
   QHash<QLabel*, QLabel*> m_headings;  // section text -> its heading

@@ -17,6 +17,7 @@
 #include "program/MappedFile.h"
 #include "program/ProgramLoader.h"
 #include "session/OneLine.h"
+#include "session/PythonSettings.h"
 
 namespace torchir::ui {
 
@@ -75,6 +76,7 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     m_program = std::move(program);
     torchir::SessionOptions options;
     options.castWeightsToExport = m_program->request.castWeights;
+    backend.setPythonHost(effectivePythonHost());  // Preferences › Python, as they are now
     m_session = backend.createSession(m_program->program, options);
     m_replayTo.reset();
     m_pinned.clear();
@@ -94,7 +96,10 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     report->ended = true;
     report->command = EngineCommand::Reset;
     Q_EMIT started(generation, std::move(report), description);
-    Q_EMIT problemsFound(generation, torchir::checkProgram(m_program->program, *m_session, m_inputs ? &*m_inputs : nullptr));
+    auto problems = torchir::checkProgram(m_program->program, *m_session, m_inputs ? &*m_inputs : nullptr);
+    for (const std::string& warning : backend.preparePythonHost().warnings)  // started already: no wait
+      problems.push_back({torchir::Severity::Warning, "python", torchir::kNone, {}, warning});
+    Q_EMIT problemsFound(generation, std::move(problems));
   } catch (const std::exception& e) {  // a LoadError of the inputs file too
     clear();
     Q_EMIT startFailed(generation, oneLine(QString::fromUtf8(e.what())), {});
@@ -599,6 +604,7 @@ void EngineWorker::saveCapture(quint64 generation, const QString& path, std::sha
   try {
     const std::string program = QFile::encodeName(m_program->request.path).toStdString();
     capture->program = torchir::programReference(program);
+    capture->python = torchir::atenBackend().pythonHost();  // which Python ran its ops defined in Python
     if (embedProgram) {
       const auto file = torchir::MappedFile::open(program);
       auto bytes = std::make_shared<torchir::Storage>();

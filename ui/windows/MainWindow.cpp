@@ -1,5 +1,8 @@
 #include "windows/MainWindow.h"
 
+#include "session/PythonSettings.h"
+#include "windows/PythonPreferencesDialog.h"
+
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -218,6 +221,11 @@ void MainWindow::createMenus() {
   fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
   fileMenu->addAction(compare->reportAction());
   fileMenu->addSeparator();
+  QAction* preferences = fileMenu->addAction(tr("&Preferences › Python…"), this, &MainWindow::editPythonPreferences);
+  preferences->setObjectName(QStringLiteral("pythonPreferencesAction"));
+  preferences->setMenuRole(QAction::PreferencesRole);
+  preferences->setStatusTip(tr("The Python that runs ops defined in Python, and the modules it imports"));
+  fileMenu->addSeparator();
   QAction* quitAction = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quitAction->setShortcut(QKeySequence::Quit);
   quitAction->setMenuRole(QAction::QuitRole);
@@ -315,6 +323,15 @@ void MainWindow::chooseWeightsFile() {
   OpenRequest request = m_program->request;
   request.weightsPath = path;
   open(request);
+}
+
+void MainWindow::editPythonPreferences() {
+  PythonPreferencesDialog dialog(savedPythonHost(), this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  if (dialog.options() == savedPythonHost()) return;
+  savePythonHost(dialog.options());
+  // the open program's session starts again with the Python named now
+  if (m_program) open(m_program->request);
 }
 
 void MainWindow::exportGraph(const QString& format) {

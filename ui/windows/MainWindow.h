@@ -93,6 +93,7 @@ class MainWindow : public QMainWindow {
 
   void chooseFileToOpen();
   void chooseWeightsFile();
+  void editPythonPreferences();
   void exportGraph(const QString& format);
   void goToNode();
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
