@@ -46,10 +46,12 @@ if [ "$(cat "$dir/old_torch/.key" 2>/dev/null)" != "$old_key" ]; then
   mv "$tmp" "$dir/old_torch"
 fi
 # A family of programs in $dir/NAME written by one script with the pinned torch, keyed by that
-# script: family NAME SCRIPT WHAT (WHAT for the log line).
+# script and the files it reads: family NAME SCRIPT WHAT [FILE...] (WHAT for the log line; FILEs
+# relative to tests/fixtures).
 family() {
   local name=$1 script=$here/../tests/fixtures/$2 what=$3 key tmp
-  key=$(cat "$script" "$here/requirements.txt" | sha256sum | cut -c1-16)
+  shift 3
+  key=$(cat "$script" "$here/requirements.txt" "${@/#/$here/../tests/fixtures/}" | sha256sum | cut -c1-16)
   [ "$(cat "$dir/$name/.key" 2>/dev/null)" = "$key" ] && return
   echo "fixtures: writing $what to $dir/$name" >&2
   tmp=$(mktemp -d "$dir/.$name.XXXXXX")
@@ -67,4 +69,7 @@ family quant make_quant_fixtures.py "quantized programs"
 family quantpairs make_quant_pairs.py "quantized programs and their float twins"
 # The studio's own test programs (a run as long as its inputs say).
 family studio make_studio_fixtures.py "the studio's test programs"
+# Programs calling ops defined in Python, with the modules that define them.
+family pyops make_python_ops.py "programs with ops defined in Python" pyops/torchir_pyops.py \
+  pyops/torchir_pyops_executors.py
 echo "$dir"

@@ -62,6 +62,9 @@ Capture sampleCapture() {
   compared.nodes = {{"relu", n}, {"linear", NodeComparison{}}};
   compared.nonfiniteSlice = {"linear", "relu"};
   c.comparison = compared;
+  c.python.python = "/venv/bin/python";
+  c.python.imports = {"mypkg.ops"};
+  c.python.executorFiles = {"/work/my_executors.py"};
   return c;
 }
 
@@ -93,7 +96,8 @@ class CaptureFileTest : public QObject {
              [](Capture& x) { x.records[0].second.microseconds += 1; },
              [](Capture& x) { x.comparison->nodes[0].second.metrics.cosine = 0; },
              [](Capture& x) { x.patches.at("linear")[1].tensor = x.inputs[0]; },
-             [](Capture& x) { x.notes.clear(); }}) {
+             [](Capture& x) { x.notes.clear(); },
+             [](Capture& x) { x.python.imports.clear(); }}) {
       Capture other = back;
       change(other);
       QVERIFY(!(other == c));

@@ -39,8 +39,10 @@
 #include "panels/SensitivityChart.h"
 #include "panels/TensorViewer.h"
 #include "session/AppIdentity.h"
+#include "session/PythonSettings.h"
 #include "session/SessionController.h"
 #include "windows/CompareMenu.h"
+#include "windows/PythonPreferencesDialog.h"
 #include "windows/MainWindow.h"
 
 using torchir::ui::MainWindow;
@@ -707,6 +709,52 @@ class TestStudioEndToEnd : public QObject {
   // A quantized program against its float export (qp_outlier_mlp: fc3's int8 weights ruined by an
   // outlier): the graph by SQNR shows fc3 worst, Layer Sensitivity ranks it first in its chart and
   // colours the graph by gain, and Keep in Float on it gives the output's SQNR back.
+  // An op defined in Python: the program opens with the Python of Preferences › Python, which
+  // runs it; its raise is the diagnosis with the worker's traceback, and the Arguments panel says
+  // where the node ran.
+  void aPythonOpsTracebackIsTheDiagnosis() {
+    const QString pyops = torchir::test::fixturesDir() + QStringLiteral("/pyops");
+    const QString dir = pyops + QStringLiteral("/py_raise/");
+    if (!QFileInfo::exists(dir + QStringLiteral("py_raise.pt2"))) QSKIP("no pyops fixtures");
+    const QByteArray pythonPath = qgetenv("PYTHONPATH");
+    qputenv("PYTHONPATH", pyops.toLocal8Bit());
+    torchir::PythonHostOptions python;
+    python.python = TORCHIR_TEST_PYTHON;
+    python.imports = {"torchir_pyops"};
+    torchir::ui::PythonPreferencesDialog dialog(python);  // what the dialog shows, it gives back
+    QVERIFY(dialog.options() == python);
+    torchir::ui::savePythonHost(python);
+    struct Forget {
+      QByteArray pythonPath;
+      ~Forget() {
+        torchir::ui::savePythonHost({});
+        qputenv("PYTHONPATH", pythonPath);
+      }
+    } forget{pythonPath};
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(openReady(window, {dir + QStringLiteral("py_raise.pt2"), {}, {}, dir + QStringLiteral("py_raise.bad.inputs.safetensors")}));
+    QTest::keyClick(&window, Qt::Key_F5);  // Continue
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
+    auto* classLabel = window.findChild<QLabel*>(QStringLiteral("diagnosisClass"));
+    auto* message = window.findChild<QLabel*>(QStringLiteral("diagnosisMessage"));
+    auto* traceback = window.findChild<QLabel*>(QStringLiteral("diagnosisTraceback"));
+    QVERIFY(classLabel && message && traceback);
+    QCOMPARE(classLabel->text(), QStringLiteral("error in Python"));
+    QVERIFY2(message->text().startsWith(QStringLiteral("ValueError: checked_log: 3 of 12 inputs are <= 0")),
+             qPrintable(message->text()));
+    QVERIFY(traceback->isVisible());
+    QVERIFY2(traceback->text().contains(QStringLiteral("raise ValueError")), qPrintable(traceback->text()));
+    const torchir::NodeId failed = *window.program()->program.findNode("checked_log");
+    QCOMPARE(window.selectedNode(), failed);
+    auto* ranIn = window.findChild<QLabel*>(QStringLiteral("runsInPythonLabel"));
+    QVERIFY(ranIn);
+    QTRY_VERIFY_WITH_TIMEOUT(ranIn->isVisible(), kTimeoutMs);
+    QVERIFY2(ranIn->text().startsWith(QStringLiteral("Ran in Python 3.")), qPrintable(ranIn->text()));
+    saveScreenshot(window, QStringLiteral("python_op_traceback.png"));
+  }
+
   void quantizedAgainstItsFloatProgram() {
     MainWindow window;
     showActive(window);
