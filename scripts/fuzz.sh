@@ -17,7 +17,7 @@ mkdir -p "$cache/artifacts"
 [ -f "$cache/.seeded" ] || { python3 "$root/tests/fuzz/seed_corpora.py" "$fixtures" "$cache" >/dev/null && touch "$cache/.seeded"; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(zip_archive pt2 model_json tensor_config ir_json safetensors unpickler state_dict
-                                     inputs_file symbol_expr capture)
+                                     inputs_file symbol_expr capture host_reply)
 for t in "${targets[@]}"; do
   log="$cache/$t.log"
   start=$(date +%s)

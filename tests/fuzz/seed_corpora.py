@@ -10,7 +10,7 @@ from pathlib import Path
 
 def main(zoo, corpora):
     seeds = {t: {} for t in ("zip_archive", "pt2", "model_json", "tensor_config", "ir_json", "safetensors",
-                             "unpickler", "state_dict", "inputs_file", "symbol_expr", "capture")}
+                             "unpickler", "state_dict", "inputs_file", "symbol_expr", "capture", "host_reply")}
     for f in sorted(zoo.rglob("*")):
         if not f.is_file() or f.stat().st_size > 4 << 20:
             continue
@@ -59,6 +59,9 @@ def main(zoo, corpora):
     # captures: the crafted ones kept with the tests (the zoo has none)
     for f in sorted((Path(__file__).resolve().parent.parent / "data" / "crafted").glob("*.capture")):
         seeds["capture"][f.name] = f.read_bytes()
+    # the Python op host's messages: the kept examples (no file holds them)
+    for f in sorted((Path(__file__).resolve().parent.parent / "data" / "fuzz").glob("host_reply-*")):
+        seeds["host_reply"][f.name] = f.read_bytes()
     for target, files in seeds.items():
         d = corpora / target
         d.mkdir(parents=True, exist_ok=True)
