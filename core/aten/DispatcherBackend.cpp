@@ -68,6 +68,7 @@ class DispatcherBackend final : public AtenBackend {
   std::unique_ptr<Session> createSession(const Program& program, const SessionOptions& options) const override {
     if (const std::string problem = deviceProblem(options.device); !problem.empty()) throw std::runtime_error(problem);
     // the Python's executors join the registry before the session resolves its nodes
+    PythonCallCancelScope abandoned(options.abandoned);
     if (const PythonHostReport python = preparePythonHost(); !python.error.empty()) throw std::runtime_error(python.error);
     return createAtenSession(program, options);
   }

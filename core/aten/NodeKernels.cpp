@@ -397,11 +397,12 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   }
   try {
     CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
+    const Program* inPython = isPythonOperator(*op) ? &p : nullptr;  // checked against export's record, marked
     if (floatingAs != DType::Unknown && quantRole(n.target) != QuantRole::None)
-      return std::make_unique<ExportDtypeKernel>(p, n, std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir),
-                                                 floatingAs);
+      return std::make_unique<ExportDtypeKernel>(
+          p, n, std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir, inPython), floatingAs);
     if (floatingAs != DType::Unknown) shadowFloatingDtypes(plan, floatingAs);
-    return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir, isPythonOperator(*op) ? &p : nullptr);
+    return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir, inPython);
   } catch (const std::exception& e) {
     return std::make_unique<UnsupportedKernel>(
         KernelProblem{DiagnosisClass::RuntimeError, std::string("cannot rebuild the call: ") + e.what()},

@@ -46,7 +46,9 @@ std::shared_ptr<PythonWorker> worker() {
   Host& h = host();
   std::lock_guard<std::mutex> lock(h.mutex);
   if (!h.options.named()) return nullptr;
-  if (!h.worker) h.worker = std::make_shared<PythonWorker>(h.options, at::get_num_threads());
+  // a worker runs ops on as many threads as we do, for the same bits: a changed count, a new worker
+  const int threads = at::get_num_threads();
+  if (!h.worker || h.worker->threads() != threads) h.worker = std::make_shared<PythonWorker>(h.options, threads);
   return h.worker;
 }
 
@@ -84,8 +86,10 @@ struct Mapping {
   }
 };
 
-std::shared_ptr<Mapping> mapShared(int fd, std::size_t size) {
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+/// `size` bytes of `fd` mapped shared (`MAP_SHARED`: both sides see each other's writes) or
+/// private (`MAP_PRIVATE`: our writes are ours, copied on write; for a memfd sealed against writes).
+std::shared_ptr<Mapping> mapFd(int fd, std::size_t size, int flags = MAP_SHARED) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
   if (p == MAP_FAILED) throw PythonCallError(std::string("cannot map a tensor of the Python worker: ") + std::strerror(errno));
   auto m = std::make_shared<Mapping>();
   m->data = p;
@@ -131,7 +135,7 @@ class CallTensors {
     if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0 ||
         fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
       throw PythonCallError(std::string("cannot make shared memory for a tensor: ") + std::strerror(errno));
-    auto mapping = mapShared(fd.get(), bytes);
+    auto mapping = mapFd(fd.get(), bytes);
     at::Tensor shared = at::from_blob(mapping->data, t.sizes(), t.options().device(at::kCPU));
     shared.copy_(t);
     v["fd"] = m_fds.size();
@@ -205,6 +209,8 @@ at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, co
       throw PythonCallError("the Python worker returned a tensor too large to hold");
   }
   if (numel == 0) return at::empty(shape, at::TensorOptions().dtype(scalar).device(device));
+  // a bool's byte other than 0 or 1 is undefined behaviour in the kernels that read it: made 0 or 1
+  const auto settled = [&](const at::Tensor& t) { return scalar == at::kBool ? t.view(at::kByte).ne(0).to(device) : t.to(device); };
   if (v.contains("arena")) {  // a small output in the arena: copied out, the arena serves the next call
     const int64_t at = checkedInt(v.at("arena"), "arena offset");
     if (at < 0 || (extent + 1) * item > bytes || static_cast<__int128>(at) + bytes > static_cast<__int128>(arena.size) ||
@@ -215,7 +221,7 @@ at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, co
                           .storage_offset(offset)
                           .options(at::TensorOptions().dtype(scalar))
                           .make_tensor();
-    return device.is_cpu() ? view.clone() : view.to(device);
+    return scalar == at::kBool ? settled(view) : device.is_cpu() ? view.clone() : view.to(device);
   }
   if (index < 0 || static_cast<std::size_t>(index) >= fds.size() || (extent + 1) * item > bytes)
     throw PythonCallError("the Python worker returned a tensor whose bytes it did not send");
@@ -223,11 +229,12 @@ at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, co
   struct stat st {};
   if (!fd || fstat(fd.get(), &st) != 0 || st.st_size < bytes)
     throw PythonCallError("the Python worker returned a tensor with fewer bytes than it says");
-  // mapped as the tensor's storage for as long as it lives: only a file that cannot shrink
+  // mapped as the tensor's storage for as long as it lives: only a file that can neither shrink
+  // nor change, so no holder of the descriptor alters a result after it was checked
   const int seals = fcntl(fd.get(), F_GET_SEALS);
-  if (seals < 0 || !(seals & F_SEAL_SHRINK) || !(seals & F_SEAL_SEAL))
+  if (seals < 0 || !(seals & F_SEAL_SHRINK) || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SEAL))
     throw PythonCallError("the Python worker returned a tensor in memory it did not seal");
-  auto mapping = mapShared(fd.get(), static_cast<std::size_t>(bytes));
+  auto mapping = mapFd(fd.get(), static_cast<std::size_t>(bytes), MAP_PRIVATE);
   void* data = mapping->data;
   at::Tensor t = at::for_blob(data, shape)
                      .strides(strides)
@@ -235,7 +242,7 @@ at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, co
                      .deleter([mapping](void*) mutable { mapping.reset(); })
                      .options(at::TensorOptions().dtype(scalar))
                      .make_tensor();
-  return device.is_cpu() ? t : t.to(device);
+  return settled(t);
 }
 
 // ------------------------------------------------------------------ values
@@ -358,10 +365,26 @@ c10::IValue decode(const nlohmann::json& v, const c10::TypePtr& declared, std::v
 
 // ------------------------------------------------------------------ the boxed kernel
 
+/// Where the op's results go: the device of its first tensor, in a list (Tensor[]) too.
 c10::Device firstTensorDevice(c10::ArrayRef<c10::IValue> args) {
-  for (const auto& a : args)
+  for (const auto& a : args) {
     if (a.isTensor() && a.toTensor().defined()) return a.toTensor().device();
+    if (a.isTensorList())
+      for (const at::Tensor& t : a.toTensorVector())
+        if (t.defined()) return t.device();
+  }
   return c10::Device(c10::kCPU);
+}
+
+/// The argument that return `ret` is by the schema (`(Tensor(a!) x) -> Tensor(a!)`), or -1.
+int aliasedArgument(const c10::FunctionSchema& schema, std::size_t ret) {
+  const c10::AliasInfo* info = schema.returns()[ret].alias_info();
+  if (!info || !info->isWrite()) return -1;
+  for (std::size_t j = 0; j < schema.arguments().size(); ++j) {
+    const c10::AliasInfo* a = schema.arguments()[j].alias_info();
+    if (a && a->isWrite() && a->beforeSets() == info->beforeSets()) return static_cast<int>(j);
+  }
+  return -1;
 }
 
 /// Every op registered here runs this: its arguments to the worker, its results back on the stack.
@@ -402,8 +425,14 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                                 std::to_string(outputs != reply.body.end() && outputs->is_array() ? outputs->size() : 0) +
                                 " values; its schema declares " + std::to_string(returns.size()));
         try {
-          for (std::size_t i = 0; i < returns.size(); ++i)
+          for (std::size_t i = 0; i < returns.size(); ++i) {
+            // a return the schema says is a written argument is that argument, holding the writes
+            if (const int j = aliasedArgument(schema, i); j >= 0 && args[static_cast<std::size_t>(j)].isTensor()) {
+              results.push_back(args[static_cast<std::size_t>(j)]);
+              continue;
+            }
             results.push_back(decode((*outputs)[i], returns[i].type(), reply.fds, arena, device));
+          }
         } catch (const nlohmann::json::exception& e) {
           throw PythonCallError(std::string("the Python worker's reply does not read: ") + e.what());
         }
@@ -479,7 +508,13 @@ PythonHostReport preparePythonHost() {
     if (auto last = w->lastReport()) return *last;
     return {};
   }
-  PythonHostReport report = w->report();
+  PythonHostReport report;
+  try {
+    report = w->report(callCancelled);
+  } catch (const PythonCallCancelled&) {
+    report.error = "the Python worker's start was stopped";
+    return report;
+  }
   Host& h = host();
   std::lock_guard<std::mutex> lock(h.mutex);
   if (h.worker == w && h.executors != report.executors) {
@@ -501,7 +536,7 @@ std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const
   }
   std::string problem;
   try {
-    const PythonHostReport report = w->report();
+    const PythonHostReport report = w->report(callCancelled);
     if (!report.error.empty()) throw PythonCallError(report.error);
     HostMessage reply = w->call({{"type", "schema"}, {"op", name}, {"overload", overload.empty() ? "default" : overload}},
                                 {}, callCancelled);
@@ -521,6 +556,8 @@ std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const
     h.operators.insert(k);
     return c10::Dispatcher::singleton().findSchema({name, overload});
   } catch (const PythonCallError& e) {
+    // a worker that died or hung says nothing about the op: the next node asks a new one
+    if (e.workerEnded()) return std::nullopt;
     problem = e.what();
   } catch (const PythonCallCancelled&) {
     return std::nullopt;

@@ -70,7 +70,6 @@ bool applyBackendOptions(const Args& args) {
       return false;
     }
   }
-  if (!applyPythonOptions(args)) return false;
   if (args.flag("--threads")) {
     // Intra-op threads; results match eager PyTorch's bit for bit at the same count.
     const std::string threads = args.option("--threads");
@@ -81,7 +80,8 @@ bool applyBackendOptions(const Args& args) {
     }
     atenBackend().setThreads(std::stoi(threads));
   }
-  return true;
+  // after --threads: a worker started here runs ops on the same number of threads as we do
+  return applyPythonOptions(args);
 }
 
 bool setCommandInputs(Session& session, const Program& program, const Args& args) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,9 @@ struct SessionOptions {
   /// Weights whose data has another dtype than the export recorded (weightsOfOtherDtype) are cast
   /// to the recorded one.
   bool castWeightsToExport = false;
+  /// True when the session is no longer wanted while it is made: a Python worker it starts
+  /// (importing torch and the user's modules) is stopped, and the session is not made.
+  std::function<bool()> abandoned = {};
 };
 
 /// What drives a run between two nodes: the command line, the studio's engine thread, a

@@ -46,7 +46,10 @@ void sendAll(int socket, const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t n = send(socket, data, size, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw HostChannelError(systemError("the Python worker stopped reading"));
+    if (n <= 0) {
+      const bool unread = n < 0 && errno == EPIPE;
+      throw HostChannelError(systemError("the Python worker stopped reading"), unread);
+    }
     data += n;
     size -= static_cast<std::size_t>(n);
   }
@@ -79,10 +82,11 @@ void sendHostMessage(int socket, const nlohmann::json& body, const std::vector<i
   unsigned char header[kHeaderBytes];
   putUint32(header, static_cast<std::uint32_t>(text.size()));
   putUint32(header + 4, static_cast<std::uint32_t>(fds.size()));
-  iovec iov{header, kHeaderBytes};
+  // header and body in one sendmsg: the worker wakes once for the whole request
+  iovec iov[2] = {{header, kHeaderBytes}, {const_cast<char*>(text.data()), text.size()}};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
+  msg.msg_iov = iov;
+  msg.msg_iovlen = 2;
   std::vector<char> control(CMSG_SPACE(sizeof(int) * (fds.empty() ? 1 : fds.size())), 0);
   if (!fds.empty()) {
     msg.msg_control = control.data();
@@ -96,10 +100,18 @@ void sendHostMessage(int socket, const nlohmann::json& body, const std::vector<i
   ssize_t n;
   do n = sendmsg(socket, &msg, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
-  if (n <= 0) throw HostChannelError(systemError("the Python worker stopped reading"));
-  // the descriptors went with the first byte sent; the rest of the header goes plain
-  sendAll(socket, reinterpret_cast<const char*>(header) + n, kHeaderBytes - static_cast<std::size_t>(n));
-  sendAll(socket, text.data(), text.size());
+  if (n <= 0) {
+    const bool unread = n < 0 && errno == EPIPE;
+    throw HostChannelError(systemError("the Python worker stopped reading"), unread);
+  }
+  // the descriptors went with the first byte sent; what did not fit goes plain
+  const auto sent = static_cast<std::size_t>(n);
+  if (sent < kHeaderBytes) {
+    sendAll(socket, reinterpret_cast<const char*>(header) + sent, kHeaderBytes - sent);
+    sendAll(socket, text.data(), text.size());
+  } else {
+    sendAll(socket, text.data() + (sent - kHeaderBytes), text.size() - (sent - kHeaderBytes));
+  }
 }
 
 WaitEnd waitReadable(int socket, double deadline, const std::function<bool()>& cancelled) {
@@ -128,7 +140,10 @@ HostMessage receiveHostMessage(int socket, double deadline) {
     msg.msg_controllen = sizeof control;
     const ssize_t n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw HostChannelError(systemError("reading from the Python worker"));
+    if (n < 0) {
+      const bool unread = errno == ECONNRESET && got == 0;
+      throw HostChannelError(systemError("reading from the Python worker"), unread);
+    }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) continue;
       const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);

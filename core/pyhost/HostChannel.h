@@ -41,7 +41,14 @@ struct HostMessage {
 /// The host went away or said something that is not a message: the call cannot complete.
 class HostChannelError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit HostChannelError(const std::string& message, bool unread = false)
+      : std::runtime_error(message), m_unread(unread) {}
+  /// The worker's end closed with what we sent still unread in it (a send's EPIPE, or
+  /// ECONNRESET before any of the reply): the worker never began the request.
+  bool unread() const { return m_unread; }
+
+ private:
+  bool m_unread = false;
 };
 
 /// Why waiting on the host ended early.

@@ -22,6 +22,11 @@ constexpr int kChildSocket = 3;          // the worker finds its end of the sock
 constexpr int kChildArena = 4;           // and the arena here
 constexpr double kStartSeconds = 300;    // importing torch and the user's modules
 
+/// The worker went away without reading a request (HostChannelError::unread): it may be sent again.
+struct RequestUnread {
+  std::string message;
+};
+
 std::string signalName(int signal) {
   const char* name = strsignal(signal);
   return "signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
@@ -63,10 +68,7 @@ PythonWorker::~PythonWorker() {
   stop();
 }
 
-pid_t PythonWorker::pid() const {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  return m_pid;
-}
+pid_t PythonWorker::pid() const { return m_pid; }
 
 void PythonWorker::stop() {
   m_socket = UniqueFd();
@@ -100,7 +102,7 @@ std::string PythonWorker::howItEnded() {
   return "the Python worker ended";
 }
 
-void PythonWorker::start() {
+void PythonWorker::start(const std::function<bool()>& cancelled) {
   unmapArena(m_arena);  // a start that failed before may have left one
   m_arenaFd = UniqueFd();
   int pair[2];
@@ -142,8 +144,14 @@ void PythonWorker::start() {
 
   HostMessage ready;
   try {
-    if (waitReadable(m_socket.get(), monotonicSeconds() + kStartSeconds, {}) != WaitEnd::Ready)
-      throw HostChannelError("did not start within " + std::to_string(static_cast<int>(kStartSeconds)) + " s");
+    switch (waitReadable(m_socket.get(), monotonicSeconds() + kStartSeconds, cancelled)) {
+      case WaitEnd::Ready: break;
+      case WaitEnd::Cancelled:
+        stop();
+        throw PythonCallCancelled{};
+      case WaitEnd::TimedOut:
+        throw HostChannelError("did not start within " + std::to_string(static_cast<int>(kStartSeconds)) + " s");
+    }
     ready = receiveHostMessage(m_socket.get(), monotonicSeconds() + 10);
   } catch (const HostChannelError& e) {
     const std::string ended = m_pid > 0 ? howItEnded() : "";
@@ -174,37 +182,67 @@ void PythonWorker::start() {
                                oneLine(text(e, "error"), 400);
       report.error = report.error.empty() ? line : report.error;
     }
-  m_report = std::move(report);
+  {
+    std::lock_guard<std::mutex> shown(m_reportMutex);
+    m_report = std::move(report);
+  }
   if (m_report->torchVersion.empty()) howItEnded();  // it exits after saying so: reaped, not left a zombie
 }
 
 std::optional<PythonHostReport> PythonWorker::lastReport() const {
-  std::lock_guard<std::mutex> lock(m_mutex);
+  std::lock_guard<std::mutex> shown(m_reportMutex);
   return m_report;
 }
 
-PythonHostReport PythonWorker::report() {
+void PythonWorker::startIfNotRunning(const std::function<bool()>& cancelled) {
+  // A worker that ended while idle (killed, out of memory) is reaped and replaced: its death
+  // must not fail a call that never reached it.
+  if (m_pid > 0) {
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(m_pid, &status, WNOHANG)) < 0 && errno == EINTR) {
+    }
+    if (r == m_pid) {
+      m_pid = -1;
+      m_socket = UniqueFd();
+    }
+  }
+  if (m_pid <= 0) start(cancelled);
+}
+
+PythonHostReport PythonWorker::report(const std::function<bool()>& cancelled) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (!m_report) start();
+  if (!m_report) start(cancelled);
   return *m_report;
 }
 
 HostMessage PythonWorker::call(const nlohmann::json& request, const std::vector<int>& fds,
                                const std::function<bool()>& cancelled) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (m_pid <= 0) start();
-  return callLocked(request, fds, cancelled);
+  std::optional<HostMessage> reply;
+  exchange([&](const HostArena&, std::vector<int>& out) { out = fds; return request; },
+           [&](HostMessage& r, const HostArena&) { reply = std::move(r); }, cancelled);
+  return std::move(*reply);
 }
 
 void PythonWorker::exchange(const std::function<nlohmann::json(const HostArena&, std::vector<int>&)>& makeRequest,
                             const std::function<void(HostMessage&, const HostArena&)>& takeReply,
                             const std::function<bool()>& cancelled) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (m_pid <= 0) start();
-  std::vector<int> fds;
-  const nlohmann::json request = makeRequest(m_arena, fds);
-  HostMessage reply = callLocked(request, fds, cancelled);
-  takeReply(reply, m_arena);
+  // A worker that died just before (its threads still on their way out, its end of the socket
+  // with them) never read the request: that one call goes to a new worker. A worker that read
+  // it and then died may have begun the op: that call fails.
+  for (int attempt = 0;; ++attempt) {
+    startIfNotRunning(cancelled);
+    std::vector<int> fds;
+    const nlohmann::json request = makeRequest(m_arena, fds);
+    try {
+      HostMessage reply = callLocked(request, fds, cancelled);
+      takeReply(reply, m_arena);
+      return;
+    } catch (const RequestUnread& unread) {
+      if (attempt > 0) throw PythonCallError(unread.message, {}, /*workerEnded=*/true);
+    }
+  }
 }
 
 HostMessage PythonWorker::callLocked(const nlohmann::json& request, const std::vector<int>& fds,
@@ -230,7 +268,9 @@ HostMessage PythonWorker::callLocked(const nlohmann::json& request, const std::v
     }
     reply = receiveHostMessage(m_socket.get(), deadline);
   } catch (const HostChannelError& e) {
-    throw PythonCallError(howItEnded() + " (" + e.what() + ")", {}, /*workerEnded=*/true);
+    const std::string message = howItEnded() + " (" + e.what() + ")";
+    if (e.unread()) throw RequestUnread{message};
+    throw PythonCallError(message, {}, /*workerEnded=*/true);
   }
   const auto ok = reply.body.find("ok");
   if (ok == reply.body.end() || !ok->is_boolean())

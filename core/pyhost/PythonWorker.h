@@ -4,6 +4,7 @@
 // crashed, was killed, hung past the limit or was stopped is replaced by a new one at the next call.
 #include <sys/types.h>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -49,8 +50,9 @@ class PythonWorker {
   PythonWorker& operator=(const PythonWorker&) = delete;
 
   /// What the worker said when it last started (it is started if it never was). Throws
-  /// PythonCallError when the Python cannot be started; a Python without torch is the report's error.
-  PythonHostReport report();
+  /// PythonCallError when the Python cannot be started; a Python without torch is the report's error;
+  /// `cancelled` true while it starts (importing torch and the user's modules) throws PythonCallCancelled.
+  PythonHostReport report(const std::function<bool()>& cancelled = {});
   /// The report of the worker's last start without starting one (nullopt: never started).
   std::optional<PythonHostReport> lastReport() const;
   /// Sends `request` with `fds` (borrowed) and returns the reply, which has "ok": true. A reply
@@ -67,20 +69,23 @@ class PythonWorker {
   /// The worker's process id, -1 when none runs (tests stop it from outside).
   pid_t pid() const;
   const PythonHostOptions& options() const { return m_options; }
+  int threads() const { return m_threads; }
 
  private:
-  void start();                                  // requires m_mutex
+  void start(const std::function<bool()>& cancelled);              // requires m_mutex
+  void startIfNotRunning(const std::function<bool()>& cancelled);  // requires m_mutex
   void stop();                                   // kills and reaps; requires m_mutex
   std::string howItEnded();                      // reaps a worker that went away; requires m_mutex
   PythonHostOptions m_options;
   int m_threads;
-  mutable std::mutex m_mutex;
-  pid_t m_pid = -1;
+  mutable std::mutex m_mutex;       // held for a whole call
+  mutable std::mutex m_reportMutex;  // m_report's reads outside a call take this alone, never waiting on one
+  std::atomic<pid_t> m_pid{-1};
   UniqueFd m_socket;
   UniqueFd m_arenaFd;
   HostArena m_arena;  // mapped while a worker runs
   HostMessage callLocked(const nlohmann::json& request, const std::vector<int>& fds,
-                         const std::function<bool()>& cancelled);  // requires m_mutex
+                         const std::function<bool()>& cancelled);  // requires m_mutex; throws RequestUnread too
   std::optional<PythonHostReport> m_report;
 };
 

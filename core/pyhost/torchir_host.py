@@ -33,6 +33,15 @@ tensors are mapped shared, so in-place ops write straight through to the C++
 side; output tensors are copied, contiguous, into fresh memfds.
 """
 
+import sys
+
+# `python -c` puts the current directory first on sys.path, where a file named
+# like a module of the standard library or of torch (socket.py, torch.py, in
+# an unpacked model folder) would run in its place.  It goes last instead, so
+# that --import still finds the user's modules there.
+if sys.path and sys.path[0] in ("", "."):
+    sys.path.pop(0)
+
 import array
 import ctypes
 import fcntl
@@ -47,7 +56,6 @@ import re
 import signal
 import socket
 import struct
-import sys
 import threading
 import time
 import traceback
@@ -379,8 +387,10 @@ def encode_tensor(t, scratch):
         fd = os.memfd_create("torchir-out", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         scratch.out_fds.append(fd)  # closed after sending, or on error
         write_all(fd, t, nbytes)
-        # sealed at its size: the C++ side maps it and must not find it shorter later
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+        # sealed at its size and its bytes: the C++ side maps it as the output's storage, and
+        # nothing holding the descriptor may change the result after it was checked
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
         index = len(scratch.out_fds) - 1
     return {"t": "tensor", "fd": index, "bytes": nbytes,
             "dtype": str(t.dtype).replace("torch.", "", 1),
@@ -691,6 +701,13 @@ def main():
             raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
+
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None  # the directory is gone: nothing to find there
+    if cwd is not None and cwd not in sys.path:
+        sys.path.append(cwd)
 
     global torch
     try:

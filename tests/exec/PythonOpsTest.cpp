@@ -3,6 +3,7 @@
 // raising op's traceback as the diagnosis, a worker killed, stopped or timed out mid-call.
 #include <signal.h>
 
+#include <QDir>
 #include <QFile>
 #include <QtTest>
 #include <cstdlib>
@@ -46,6 +47,15 @@ SessionRun runProgram(const Program& p, const std::string& inputs) {
   if (!refused.ok()) throw std::runtime_error(refused.message);
   r.outcome = r.session->run();
   return r;
+}
+
+/// The state letter of process `pid` in /proc ('Z' for a zombie: dead, not yet reaped); 0 if none.
+char processState(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
 }
 
 /// Every output equal to output_<i> of the file, bit for bit; "" when so.
@@ -148,6 +158,56 @@ class PythonOpsTest : public QObject {
     QCOMPARE(good.outcome.reason, StopReason::Finished);
     QCOMPARE(mismatch(*good.session, pyops("py_raise", ".outputs.safetensors")), std::string());
     QCOMPARE(atenBackend().pythonWorkerPid(), pid);
+  }
+
+  void largeTensorsTravelInMemfdsToEagersBits() {
+    // 256 KiB each way, past the arena's 64 KiB: sealed memfds in, sealed memfds mapped as the outputs
+    atenBackend().setPythonHost(withModule());
+    const Program p = loadProgram(pyops("py_large", ".pt2"));
+    const SessionRun r = runProgram(p, pyops("py_large", ".inputs.safetensors"));
+    QVERIFY2(r.outcome.reason == StopReason::Finished, r.outcome.diagnosis.message.c_str());
+    QCOMPARE(mismatch(*r.session, pyops("py_large", ".outputs.safetensors")), std::string());
+  }
+
+  void aWorkerKilledWhileIdleIsReplacedAtTheNextCall() {
+    atenBackend().setPythonHost(withModule());
+    const Program p = loadProgram(pyops("py_scale", ".pt2"));
+    QCOMPARE(runProgram(p, pyops("py_scale", ".inputs.safetensors")).outcome.reason, StopReason::Finished);
+    const int pid = atenBackend().pythonWorkerPid();
+    QVERIFY(pid > 0);
+    QCOMPARE(kill(pid, SIGKILL), 0);
+    // dead between calls, not yet reaped: its other threads may still be on their way out, and
+    // with them its end of the socket, so the next request may find it open and never read
+    QTRY_COMPARE_WITH_TIMEOUT(processState(pid), 'Z', 60000);
+    const SessionRun r = runProgram(p, pyops("py_scale", ".inputs.safetensors"));
+    QVERIFY2(r.outcome.reason == StopReason::Finished, r.outcome.diagnosis.message.c_str());
+    QCOMPARE(mismatch(*r.session, pyops("py_scale", ".outputs.safetensors")), std::string());
+    QVERIFY(atenBackend().pythonWorkerPid() != pid);
+    QCOMPARE(processState(pid), '\0');  // the dead one was reaped
+  }
+
+  void filesInTheCurrentDirectoryDoNotShadowTorchOrTheHost() {
+    // an unpacked model folder may hold a torch.py or socket.py: the worker starts there, imports neither
+    QTemporaryDir folder;
+    for (const char* name : {"torch.py", "socket.py"}) {
+      std::ofstream(folder.filePath(name).toStdString()) << "raise SystemExit('the " << name << " of the folder ran')\n";
+    }
+    PythonHostOptions o = withModule();
+    o.callTimeoutSeconds = 599;  // other options: a new worker, started in that folder
+    const QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(folder.path()));
+    atenBackend().setPythonHost(o);
+    std::string error;
+    PythonHostReport report;
+    try {
+      report = atenBackend().preparePythonHost();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    QVERIFY(QDir::setCurrent(before));
+    QCOMPARE(error, std::string());
+    QCOMPARE(report.error, std::string());
+    QVERIFY(!report.torchVersion.empty());
   }
 
   void aPytorchIrExecutorFileServesTheIrJson() {

@@ -76,6 +76,8 @@ void EngineWorker::start(quint64 generation, torchir::ui::LoadedProgramPtr progr
     m_program = std::move(program);
     torchir::SessionOptions options;
     options.castWeightsToExport = m_program->request.castWeights;
+    // a Python worker's start (importing torch and the user's modules) ends when another program is opened
+    options.abandoned = [this, generation] { return generation != m_controls->generation.load(); };
     backend.setPythonHost(effectivePythonHost());  // Preferences › Python, as they are now
     m_session = backend.createSession(m_program->program, options);
     m_replayTo.reset();
