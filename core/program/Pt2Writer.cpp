@@ -307,12 +307,27 @@ class Writer {
   const Node* m_node = nullptr;
 };
 
-/// `data/weights` or `data/constants`: the records and their config.
+/// `data/weights` or `data/constants`: the records and their config. Records point at the
+/// program's tensors and are written one at a time, so a program whose weights are mapped from a
+/// file larger than memory is written without holding them.
 struct TensorFolder {
   std::string prefix;  // "weight_" or "tensor_"
   Json config = Json::object();
-  std::vector<std::pair<std::string, std::vector<std::byte>>> records;
+  std::vector<std::pair<std::string, const TensorData*>> records;
 };
+
+/// One tensor's elements in row-major order: its storage's own bytes when the view is contiguous,
+/// else a copy of this tensor alone.
+void addTensorRecord(ZipWriter& zip, const std::string& name, const TensorData& t) {
+  if (t.numel() > 0 && t.hasData() && t.isContiguous()) {  // else contiguousBytes says what is missing
+    const std::size_t item = dtypeItemSize(t.dtype);
+    const auto* base = reinterpret_cast<const char*>(t.storage->data) + static_cast<std::size_t>(t.storageOffset) * item;
+    zip.add(name, std::string_view(base, static_cast<std::size_t>(t.numel()) * item));
+    return;
+  }
+  const std::vector<std::byte> b = t.contiguousBytes();
+  zip.add(name, std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+}
 
 }  // namespace
 
@@ -337,14 +352,13 @@ void writePt2(const Program& program, const std::string& sampleInputs, const std
     folder.config[s.target] = {{"path_name", record}, {"is_param", s.kind == InputKind::Parameter},
                                {"use_pickle", false},
                                {"tensor_meta", writer.tensorMeta(contiguous, s.kind == InputKind::Parameter)}};
-    folder.records.emplace_back(record, it->second.contiguousBytes());
+    folder.records.emplace_back(record, &it->second);
   }
   const std::string root = std::filesystem::path(path).stem().string() + "/";
   ZipWriter zip(path);
-  auto bytes = [](const std::vector<std::byte>& b) { return std::string_view(reinterpret_cast<const char*>(b.data()), b.size()); };
-  for (const auto& [name, data] : weights.records) zip.add(root + "data/weights/" + name, bytes(data));
+  for (const auto& [name, data] : weights.records) addTensorRecord(zip, root + "data/weights/" + name, *data);
   zip.add(root + "data/weights/model_weights_config.json", jsonText(Json{{"config", weights.config}}));
-  for (const auto& [name, data] : constants.records) zip.add(root + "data/constants/" + name, bytes(data));
+  for (const auto& [name, data] : constants.records) addTensorRecord(zip, root + "data/constants/" + name, *data);
   zip.add(root + "data/constants/model_constants_config.json", jsonText(Json{{"config", constants.config}}));
   zip.add(root + "models/model.json", model);
   zip.add(root + "data/sample_inputs/model.pt", sampleInputs);
