@@ -293,6 +293,29 @@ class PythonOpsTest : public QObject {
     QVERIFY(report.warnings[0].find('\n') == std::string::npos);
   }
 
+  void convertAsksTheHostForTheSchemaAndWritesPytorchIrsJson() {
+    QProcessEnvironment env;
+    env.insert("PYTHONPATH", QString::fromStdString(pyopsDir()));
+    for (const std::string name : {"py_scale", "py_list"}) {
+      const QString out = m_tmp.filePath(QString::fromStdString(name + ".ir.json"));
+      const auto ran = runTorchir({"convert", QString::fromStdString(pyops(name, ".pt2")), "-o", out, "--python",
+                                   TORCHIR_TEST_PYTHON, "--python-import", "torchir_pyops"},
+                                  "1", env);
+      QVERIFY2(ran.exitCode == 0, ran.err.constData());
+      QVERIFY2(ran.err.isEmpty(), ran.err.constData());
+      nlohmann::json ours = readJson(out.toStdString()), theirs = readJson(pyops(name, ".ir.json"));
+      ours.erase("pytorch_version");
+      theirs.erase("pytorch_version");
+      for (const auto& [key, value] : theirs.items())
+        QVERIFY2(ours[key] == value, (name + ": " + key + " differs from pytorch-ir's").c_str());
+      QCOMPARE(ours.size(), theirs.size());
+    }
+    // without the host, the Tensor[] op's float argument has no schema to be named by
+    const auto bare = runTorchir({"convert", QString::fromStdString(pyops("py_list", ".pt2")), "-o",
+                                  m_tmp.filePath("bare.ir.json")}, "1", env);
+    QVERIFY2(bare.err.contains("no schema for torchir_pylist.split_stats.default"), bare.err.constData());
+  }
+
   void theCommandLineNamesThePython() {
     const QString python = TORCHIR_TEST_PYTHON;
     QProcessEnvironment env;
