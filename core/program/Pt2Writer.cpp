@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <type_traits>
+#include <unordered_set>
 
 #include "EscapedText.h"
 #include "ZipWriter.h"
@@ -30,6 +31,20 @@ Json deviceJson(const std::string& device) {
   return d;
 }
 
+/// Members added to an object in order, each key once: ordered_json's `object[key]` searches
+/// the members one by one, which is quadratic over the 100k values of a deep program.
+class Members {
+ public:
+  explicit Members(Json& object) : m_members(static_cast<Json::object_t::Container&>(object.get_ref<Json::object_t&>())) {}
+  void add(const std::string& key, Json value) {
+    if (m_keys.insert(key).second) m_members.emplace_back(key, std::move(value));
+  }
+
+ private:
+  Json::object_t::Container& m_members;
+  std::unordered_set<std::string> m_keys;
+};
+
 class Writer {
  public:
   explicit Writer(const Program& p) : m_p(p) {
@@ -44,17 +59,19 @@ class Writer {
                   {"tensor_values", Json::object()}, {"sym_int_values", Json::object()},
                   {"sym_bool_values", Json::object()}, {"sym_float_values", Json::object()},
                   {"custom_obj_values", Json::object()}, {"is_single_tensor_return", false}};
+    Json& nodes = graph["nodes"];
+    Members tensorValues(graph["tensor_values"]);
     for (const InputSpec& s : m_p.inputs) {
       const Value& v = m_p.value(s.value);
       graph["inputs"].push_back({{"as_tensor", {{"name", v.name}}}});
-      graph["tensor_values"][v.name] = tensorMeta(v, s.kind == InputKind::Parameter);
+      tensorValues.add(v.name, tensorMeta(v, s.kind == InputKind::Parameter));
     }
     for (const Node& n : m_p.nodes) {
       if (subgraph && n.opcode == Opcode::Output) graph["is_single_tensor_return"] = !n.returnsTuple;
       if (n.opcode != Opcode::CallFunction || isGetItem(n)) continue;
-      graph["nodes"].push_back(node(n));
+      nodes.push_back(node(n));
       for (ValueId id : n.outputs)
-        if (m_p.value(id).kind == ValueKind::Tensor) graph["tensor_values"][m_p.value(id).name] = tensorMeta(m_p.value(id), false);
+        if (m_p.value(id).kind == ValueKind::Tensor) tensorValues.add(m_p.value(id).name, tensorMeta(m_p.value(id), false));
     }
     for (const OutputSpec& s : m_p.outputs) {
       if (s.value == kNone || m_p.value(s.value).kind != ValueKind::Tensor)
@@ -339,6 +356,7 @@ void writePt2(const Program& program, const std::string& sampleInputs, const std
   TensorFolder weights, constants;
   weights.prefix = "weight_";
   constants.prefix = "tensor_";
+  Members weightConfig(weights.config), constantConfig(constants.config);
   for (const InputSpec& s : program.inputs) {
     if (s.kind == InputKind::UserInput) continue;
     const auto it = program.weights.find(s.target);
@@ -349,9 +367,9 @@ void writePt2(const Program& program, const std::string& sampleInputs, const std
     const std::string record = folder.prefix + std::to_string(folder.records.size());
     Value contiguous = program.value(s.value);
     contiguous.strides = TensorData::contiguousStrides(it->second.sizes);
-    folder.config[s.target] = {{"path_name", record}, {"is_param", s.kind == InputKind::Parameter},
-                               {"use_pickle", false},
-                               {"tensor_meta", writer.tensorMeta(contiguous, s.kind == InputKind::Parameter)}};
+    (isWeight ? weightConfig : constantConfig)
+        .add(s.target, {{"path_name", record}, {"is_param", s.kind == InputKind::Parameter}, {"use_pickle", false},
+                        {"tensor_meta", writer.tensorMeta(contiguous, s.kind == InputKind::Parameter)}});
     folder.records.emplace_back(record, &it->second);
   }
   const std::string root = std::filesystem::path(path).stem().string() + "/";

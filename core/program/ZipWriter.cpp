@@ -90,6 +90,7 @@ void ZipWriter::add(const std::string& name, std::string_view bytes) {
     if (zipWriteInFileInZip(m_zip, bytes.data() + at, static_cast<unsigned>(n)) != ZIP_OK) fail("'" + name + "'");
   }
   if (zipCloseFileInZip(m_zip) != ZIP_OK) fail("'" + name + "'");
+  ++m_records;
 }
 
 void ZipWriter::close() {
@@ -97,6 +98,59 @@ void ZipWriter::close() {
   void* zip = m_zip;
   m_zip = nullptr;
   if (zipClose(zip, nullptr) != ZIP_OK) fail("the zip's directory");
+  if (m_records >= 0xffff) addZip64Directory();
+}
+
+namespace {
+
+void putLE(std::vector<unsigned char>& out, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+std::uint64_t getLE(const unsigned char* at, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | at[i];
+  return v;
+}
+
+}  // namespace
+
+/// minizip writes zip64's end records only when the directory starts past 4 GiB; an archive of
+/// 65535 records or more below that gets 0xffff for its count and nothing to say the real one,
+/// and readers (torch's miniz, minizip, unzip) see 65535 records. The 22-byte end record it wrote
+/// is replaced by zip64's end record, its locator and an end record that points to them.
+void ZipWriter::addZip64Directory() const {
+  std::FILE* f = std::fopen(m_path.c_str(), "r+b");
+  if (!f) fail("the zip64 directory");
+  unsigned char tail[42];
+  bool ok = fseeko(f, -static_cast<off_t>(sizeof tail), SEEK_END) == 0 && std::fread(tail, 1, sizeof tail, f) == sizeof tail;
+  const unsigned char* end = tail + 20;
+  ok = ok && getLE(end, 4) == 0x06054b50 && getLE(end + 20, 2) == 0;  // the end record, no comment
+  if (ok && getLE(tail, 4) == 0x07064b50) {  // zip64's locator is there already: nothing to add
+    std::fclose(f);
+    return;
+  }
+  const std::uint64_t directorySize = ok ? getLE(end + 12, 4) : 0, directoryStart = ok ? getLE(end + 16, 4) : 0;
+  const off_t endAt = ok ? ftello(f) - 22 : -1;
+  ok = ok && directoryStart != 0xffffffffu && directoryStart + directorySize == static_cast<std::uint64_t>(endAt);
+  std::vector<unsigned char> records;
+  putLE(records, 0x06064b50, 4);  // zip64 end of central directory
+  putLE(records, 44, 8);          // its size past this field
+  putLE(records, 45, 2);          // made by: version 4.5
+  putLE(records, 45, 2);          // needed: 4.5
+  putLE(records, 0, 4);
+  putLE(records, 0, 4);
+  putLE(records, m_records, 8);
+  putLE(records, m_records, 8);
+  putLE(records, directorySize, 8);
+  putLE(records, directoryStart, 8);
+  putLE(records, 0x07064b50, 4);  // its locator
+  putLE(records, 0, 4);
+  putLE(records, static_cast<std::uint64_t>(endAt), 8);
+  putLE(records, 1, 4);
+  records.insert(records.end(), end, end + 22);  // the end record, its counts 0xffff: "see zip64"
+  ok = ok && fseeko(f, endAt, SEEK_SET) == 0 && std::fwrite(records.data(), 1, records.size(), f) == records.size();
+  if (std::fclose(f) != 0 || !ok) fail("the zip64 directory");
 }
 
 }  // namespace torchir

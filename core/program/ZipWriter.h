@@ -24,10 +24,12 @@ class ZipWriter {
 
  private:
   void fail(const std::string& what) const;
+  void addZip64Directory() const;
 
   std::string m_path;
   std::FILE* m_file = nullptr;  // opened and closed by minizip, through its I/O callbacks
   void* m_zip = nullptr;
+  std::uint64_t m_records = 0;
 };
 
 }  // namespace torchir

@@ -1,4 +1,5 @@
-// The zip container on hand-made archives: naming (root folder or flat), zip64 fields, damage.
+// The zip container on hand-made archives: naming (root folder or flat), zip64 fields, damage;
+// and on ZipWriter's, past 65535 records.
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "program/LoadError.h"
 #include "program/Pt2Archive.h"
+#include "program/ZipWriter.h"
 
 using namespace torchir;
 
@@ -99,6 +101,19 @@ class Pt2ArchiveTest : public QObject {
     const auto s = a.storage("b");
     QCOMPARE(s->nbytes, payload.size());
     QCOMPARE(std::string(reinterpret_cast<const char*>(s->data), s->nbytes), payload);
+  }
+
+  void writtenArchivesOfMoreThan65535RecordsReadWhole() {
+    // a zip's end record counts records in 16 bits: past 65534, ZipWriter adds zip64's count
+    const std::string path = m_dir.filePath("many.zip").toStdString();
+    {
+      ZipWriter zip(path);
+      for (int i = 0; i < 70000; ++i) zip.add("m/r" + std::to_string(i), std::to_string(i));
+      zip.close();
+    }
+    Pt2Archive a(path);
+    QCOMPARE(a.records().size(), std::size_t{70000});
+    QCOMPARE(a.text("r69999"), std::string("69999"));
   }
 
   void nestedZipReadsInPlace() {
