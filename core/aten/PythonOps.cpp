@@ -46,9 +46,7 @@ std::shared_ptr<PythonWorker> worker() {
   Host& h = host();
   std::lock_guard<std::mutex> lock(h.mutex);
   if (!h.options.named()) return nullptr;
-  // a worker runs ops on as many threads as we do, for the same bits: a changed count, a new worker
-  const int threads = at::get_num_threads();
-  if (!h.worker || h.worker->threads() != threads) h.worker = std::make_shared<PythonWorker>(h.options, threads);
+  if (!h.worker) h.worker = std::make_shared<PythonWorker>(h.options, at::get_num_threads());
   return h.worker;
 }
 
@@ -414,7 +412,8 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                               {"overload", schema.overload_name().empty() ? "default" : schema.overload_name()},
                               {"args", std::move(positional)},
                               {"kwargs", std::move(keywords)},
-                              {"arena_free", tensors->arenaFree()}};
+                              {"arena_free", tensors->arenaFree()},
+                              {"threads", at::get_num_threads()}};
       },
       [&](HostMessage& reply, const HostArena& arena) {
         tensors->writeBack();
@@ -459,7 +458,7 @@ Executor pythonExecutor(const std::string& name) {
           for (const at::Tensor& t : inputs) encoded.push_back(tensors->add(t, /*written=*/false));
           fds = tensors->fds();
           return nlohmann::json{{"type", "execute"}, {"name", name}, {"inputs", std::move(encoded)}, {"attrs", attrs},
-                                {"arena_free", tensors->arenaFree()}};
+                                {"arena_free", tensors->arenaFree()}, {"threads", at::get_num_threads()}};
         },
         [&](HostMessage& reply, const HostArena& arena) {
           const auto outputs = reply.body.find("outputs");

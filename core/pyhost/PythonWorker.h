@@ -69,7 +69,6 @@ class PythonWorker {
   /// The worker's process id, -1 when none runs (tests stop it from outside).
   pid_t pid() const;
   const PythonHostOptions& options() const { return m_options; }
-  int threads() const { return m_threads; }
 
  private:
   void start(const std::function<bool()>& cancelled);              // requires m_mutex

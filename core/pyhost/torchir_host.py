@@ -23,6 +23,9 @@ import_errors, executors}; then each request gets exactly one reply, in order:
                                                     -> {"ok":true,"outputs":[V]}
     failures -> {"ok":false,"error":"Type: message","traceback":"..."}
 
+A call or execute may also say "arena_free" (where in the arena outputs may go)
+and "threads" (the caller's intra-op thread count, which the op runs on).
+
 Values V are tagged JSON objects: {"t":"none"}, {"t":"bool"|"int"|"float"|"str",
 "v":..} (non-finite floats as "inf", "-inf", "nan"), {"t":"list","v":[V]},
 {"t":"dtype"|"device"|"layout"|"memory_format","v":"name"}, and tensors
@@ -90,6 +93,7 @@ class Host:
         self.registry = None       # torch_ir's _EXECUTION_REGISTRY, if any
         self.ops = {}              # (op, overload) -> OpOverload
         self.busy = False          # inside a request: Ctrl+C interrupts the op
+        self.threads = None        # torch's intra-op threads as last set
 
 
 class Scratch:
@@ -523,6 +527,11 @@ def handle(host, body, fd_count, truncated, scratch):
             need(is_int(free) and free >= 0, "arena_free must be a non-negative integer")
             # the arena is shared: without room named for outputs, they take memfds
             scratch.arena_next = free if "arena_free" in request else (ARENA.numel() if ARENA is not None else 0)
+            # ops run on as many threads as the caller's own ops, for the same bits
+            threads = request.get("threads")
+            if is_int(threads) and 1 <= threads <= 4096 and threads != host.threads:
+                torch.set_num_threads(threads)
+                host.threads = threads
             handler = HANDLERS.get(request.get("type"))
             need(handler is not None, "unknown request type %r", request.get("type"))
             return dumps(handler(host, request, scratch))
@@ -724,6 +733,7 @@ def main():
         ARENA = torch.frombuffer(mm, dtype=torch.uint8, count=size)
     if options["threads"] is not None:
         torch.set_num_threads(options["threads"])
+        host.threads = options["threads"]
 
     errors = []
     host.registry = load_registry(errors)
