@@ -1,16 +1,13 @@
 #include "MemoryBudget.h"
 
-#include <unistd.h>
-
 #include <ATen/ATen.h>
+
+#include "exec/MachineMemory.h"
 
 namespace torchir {
 namespace {
 
-std::size_t quarterOfMemory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(size) / 4 : std::size_t(1) << 32;
-}
+std::size_t quarterOfMemory() { return usableMemory() / 4; }
 
 std::size_t tensorBytes(const c10::IValue& v) {
   if (!v.isTensor() || !v.toTensor().defined()) return 0;

@@ -13,7 +13,7 @@ class MemoryBudget {
  public:
   explicit MemoryBudget(const Program& program);
 
-  /// A quarter of the machine's memory unless set.
+  /// A quarter of the usable memory (the machine's, or a memory cgroup's lower limit) unless set.
   void setLimit(std::size_t bytes) { m_limit = bytes; }
   std::size_t limit() const { return m_limit; }
   void reset();
