@@ -19,6 +19,8 @@
 #include "PythonOps.h"
 #include "SubclassKernels.h"
 #include "TensorBridge.h"
+#include "WeightCache.h"
+#include "exec/MachineMemory.h"
 
 namespace torchir {
 namespace {
@@ -190,6 +192,7 @@ class AtenSession final : public Session {
     for (const BridgedWeight& w : *m_weights)
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
       m_values[static_cast<std::size_t>(w.value)] = w.buffer && w.held.isTensor() ? w.held.toTensor().clone() : w.held;
+    m_weightCache.refill(m_values);
     for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
       m_values[static_cast<std::size_t>(m_userInputs[i])] = placed(toAten(m_inputs[i])).clone();
     skipToWork();
@@ -241,13 +244,15 @@ class AtenSession final : public Session {
 
   std::optional<TensorData> tensor(ValueId value) const override {
     const auto& v = m_values.at(static_cast<std::size_t>(value));
-    if (!v.isTensor()) return std::nullopt;
+    if (!v.isTensor())
+      return cachedWeight(value) ? std::optional<TensorData>(fromAten(m_weightCache.make(value))) : std::nullopt;
     return fromAten(v.toTensor());
   }
 
   std::optional<TensorData> tensorView(ValueId value) const override {
     const auto& v = m_values.at(static_cast<std::size_t>(value));
-    if (!v.isTensor()) return std::nullopt;
+    if (!v.isTensor())
+      return cachedWeight(value) ? std::optional<TensorData>(viewOfAten(m_weightCache.make(value))) : std::nullopt;
     return viewOfAten(v.toTensor());
   }
 
@@ -313,6 +318,7 @@ class AtenSession final : public Session {
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     const std::vector<ValueId> named = valuesNamedBy(n);
     c10::InferenceMode guard;
+    provideWeights(id);
     // Everything the call may overwrite, put back however it ends (in reverse: a value named twice
     // is saved twice, the run's own first).
     struct Restore {
@@ -374,8 +380,9 @@ class AtenSession final : public Session {
     c10::IValue held;  // a tensor, or a subclass's inner tensors (subclassValue)
     bool buffer;
   };
-  std::vector<BridgedWeight> bridgeWeights() const {
+  std::vector<BridgedWeight> bridgeWeights() {
     std::vector<BridgedWeight> out;
+    m_weightCache.setBound(m_options.weightCacheBytes ? m_options.weightCacheBytes : usableMemory() / 4);
     for (const InputSpec& s : m_p.inputs) {
       if (s.kind == InputKind::UserInput) continue;
       auto it = m_p.weights.find(s.target);
@@ -385,14 +392,48 @@ class AtenSession final : public Session {
                        s.kind == InputKind::Buffer});
         continue;
       }
-      at::Tensor t = toAten(it->second);
+      const TensorData& w = it->second;
       const DType exported = m_p.value(s.value).dtype;
-      if (m_options.castWeightsToExport && exported != DType::Unknown && it->second.dtype != exported)
-        t = t.to(static_cast<at::ScalarType>(exported));
+      const bool castToExport = m_options.castWeightsToExport && exported != DType::Unknown && w.dtype != exported;
+      const DType held = castToExport ? exported : w.dtype;
+      const bool shadowed = m_options.floatingAs != DType::Unknown && at::isFloatingType(static_cast<at::ScalarType>(held));
+      const auto target = static_cast<at::ScalarType>(shadowed ? m_options.floatingAs : held);
+      // A parameter or constant the session would hold as a copy of its own (cast, aligned) is
+      // made when a node needs it and may be let go; a buffer (which the program may write) and
+      // a weight used as the file's bytes (pages the kernel may evict) are held as they are.
+      const bool copied = target != static_cast<at::ScalarType>(w.dtype) || !bridgesWithoutCopy(w);
+      if (copied && s.kind != InputKind::Buffer && m_device.is_cpu()) {
+        m_weightCache.add(s.value, [&w, target] { return copyIntoOwnPages(toAten(w), target); });
+        continue;
+      }
+      at::Tensor t = toAten(w);
+      if (castToExport) t = t.to(static_cast<at::ScalarType>(exported));
       out.push_back({s.value, c10::IValue(placed(t)), s.kind == InputKind::Buffer});
+    }
+    // which of those each node reads, so that a run asks for them node by node
+    if (!m_weightCache.empty()) {
+      m_lazyReads.assign(m_p.nodes.size(), {});
+      for (const Node& n : m_p.nodes)
+        for (ValueId v : valuesNamedBy(n))
+          if (v >= 0 && m_weightCache.holds(v)) {
+            auto& reads = m_lazyReads[static_cast<std::size_t>(n.id)];
+            if (std::find(reads.begin(), reads.end(), v) == reads.end()) reads.push_back(v);
+          }
     }
     return out;
   }
+
+  /// Puts the cast weights node `id` reads into the frame. Where that lets others go, the records
+  /// of the nodes that ran become summaries, so the tensors they referenced are freed.
+  void provideWeights(NodeId id) {
+    if (m_lazyReads.empty()) return;
+    const auto& needed = m_lazyReads[static_cast<std::size_t>(id)];
+    if (needed.empty()) return;
+    if (m_weightCache.provide(needed, m_values) && id > 0) snapshotRecordsUpTo(id - 1);
+  }
+
+  /// A weight made on demand: its frame slot may be empty while it is let go.
+  bool cachedWeight(ValueId v) const { return m_weightCache.holds(v); }
 
   /// A weight or input as this session holds it: at its floating dtype, on its device.
   at::Tensor placed(at::Tensor t) const {
@@ -544,6 +585,7 @@ class AtenSession final : public Session {
     torch::jit::Stack& stack = m_stack;
     stack.clear();
     try {
+      provideWeights(id);
       k.run(m_values, stack, run);
     } catch (const MissingValue& e) {
       Diagnosis d = baseDiagnosis(n);
@@ -674,6 +716,8 @@ class AtenSession final : public Session {
   std::vector<ValueId> m_userInputs;
   std::vector<TensorData> m_inputs;
   std::optional<std::vector<BridgedWeight>> m_weights;  // bridged once, on the first reset
+  WeightCache m_weightCache;                             // the weights bridged as copies, made on demand
+  std::vector<std::vector<ValueId>> m_lazyReads;         // per node: the cached weights it reads
   FrameValues m_values;
   torch::jit::Stack m_stack;  // the boxed call's stack, reused by every node
   std::vector<NodeRun> m_runs;

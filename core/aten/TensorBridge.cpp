@@ -33,6 +33,10 @@ at::Tensor toAten(const TensorData& t) {
       .as_strided(t.sizes, t.strides, t.storageOffset);
 }
 
+bool bridgesWithoutCopy(const TensorData& t) {
+  return t.numel() == 0 || !t.storage || reinterpret_cast<std::uintptr_t>(t.storage->data) % c10::gAlignment == 0;
+}
+
 TensorData fromAten(const at::Tensor& tensor) {
   const at::Tensor c = tensor.detach().to(at::kCPU).contiguous();
   TensorData t;

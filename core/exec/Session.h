@@ -37,6 +37,9 @@ struct SessionOptions {
   /// Weights whose data has another dtype than the export recorded (weightsOfOtherDtype) are cast
   /// to the recorded one.
   bool castWeightsToExport = false;
+  /// The most bytes of weights held as copies of their own (cast to floatingAs or to the export's
+  /// dtype, or aligned), made when a node needs them; 0: a quarter of the usable memory.
+  std::size_t weightCacheBytes = 0;
   /// True when the session is no longer wanted while it is made: a Python worker it starts
   /// (importing torch and the user's modules) is stopped, and the session is not made.
   std::function<bool()> abandoned = {};
