@@ -35,6 +35,11 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
   return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<const std::byte*>(p), size));
 }
 
+void MappedFile::advise(Access access) const {
+  // advice only: a kernel that refuses it reads the file as before
+  if (m_data) ::madvise(const_cast<std::byte*>(m_data), m_size, access == Access::Scattered ? MADV_RANDOM : MADV_NORMAL);
+}
+
 MappedFile::~MappedFile() {
   if (m_data) ::munmap(const_cast<std::byte*>(m_data), m_size);
 }

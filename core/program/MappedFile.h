@@ -14,6 +14,12 @@ class MappedFile {
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
+  /// How the map will be read, for the kernel's read-around on a page fault (several MB on some
+  /// disks): Scattered while a reader visits a record header here and there (a .pt2's hundreds of
+  /// weights would otherwise read most of the file to open it), Normal for reading weights.
+  enum class Access { Normal, Scattered };
+  void advise(Access access) const;
+
   const std::byte* data() const { return m_data; }
   std::size_t size() const { return m_size; }
   const std::string& path() const { return m_path; }

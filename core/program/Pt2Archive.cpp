@@ -158,6 +158,7 @@ struct Pt2Archive::Impl {
   // The whole zip in memory (a file's map, or a range of an outer archive's map) and its owner.
   MemorySource source;
   std::shared_ptr<const void> owner;
+  std::shared_ptr<const MappedFile> file;  // when the archive is a file of its own
   unzFile zip = nullptr;
   std::vector<std::string> records;  // in directory order
   std::unordered_map<std::string, Entry> entries;
@@ -380,8 +381,10 @@ std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std
 
 Pt2Archive::Pt2Archive(const std::string& path) : m_path(path), m_impl(std::make_unique<Impl>()) {
   auto file = MappedFile::open(path);  // also reports a missing file clearly
+  file->advise(MappedFile::Access::Scattered);  // reading visits headers; weights are read later
   m_impl->source = {file->data(), file->size()};
   m_impl->owner = file;
+  m_impl->file = file;
   m_impl->open(m_path);
 }
 
@@ -393,7 +396,10 @@ Pt2Archive::Pt2Archive(std::shared_ptr<const Storage> bytes)
   m_impl->open(m_path);
 }
 
-Pt2Archive::~Pt2Archive() = default;
+Pt2Archive::~Pt2Archive() {
+  // the map outlives the archive where weights point into it: a run reads those in order
+  if (m_impl && m_impl->file) m_impl->file->advise(MappedFile::Access::Normal);
+}
 
 std::vector<std::string> Pt2Archive::records() const { return m_impl->records; }
 
