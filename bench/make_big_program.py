@@ -6,7 +6,7 @@ bytes as layer 1's, streamed from the template's file.
 Usage: python make_big_program.py BUILD OUT.pt2 LAYERS [--width D] [--heads H] [--vocab V] [--check]
 
   BUILD     the build folder holding bench/replicate_layers
-  --width   the model width (default 16); each layer holds 12 * D^2 + 13 * D parameters
+  --width   the model width (default 16); each layer holds 16 * D^2 + 17 * D parameters
   --check   load OUT.pt2 with torch.export.load and run it against the eager model whose layers
             2.. carry layer 1's weights: the same bits, and the same number of nodes as torch's
             own export of that depth (for programs that fit in memory)

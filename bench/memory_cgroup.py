@@ -97,3 +97,12 @@ def peak_since_last(cgroup, peak_file):
     except OSError:
         pass
     return value
+
+
+def evict_from_page_cache(path):
+    """Drops the file's clean pages from the page cache, so that a run reads it from disk again."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)

@@ -1,8 +1,9 @@
 """Time to open one .pt2: `torchir info` against `torch.export.load`, measured in one run.
 
-Usage: python open_program.py BUILD_DIR FILE.pt2 [REPEATS]
+Usage: python open_program.py BUILD_DIR FILE.pt2 [REPEATS] [TORCH_REPEATS]
 Each way of opening runs REPEATS times after one warm-up (which brings the file into the page
-cache for all of them); medians and ratios are reported:
+cache for all of them); medians and ratios are reported. torch.export.load runs TORCH_REPEATS
+times (default REPEATS), without a warm-up when fewer (a 100k-op program takes it minutes):
 - `torchir info FILE --json` as a whole process: start-up, libtorch's static initialisation included;
 - `bench/open_pt2` in process: what opening a file costs the running app;
 - `json.load` of the archive's `models/model.json` alone (extracted to a file first): what parsing
@@ -22,8 +23,9 @@ import zipfile
 import torch
 
 
-def timed(fn, repeats):
-    fn()  # warm-up: file in the page cache, libraries loaded
+def timed(fn, repeats, warm_up=True):
+    if warm_up:
+        fn()  # warm-up: file in the page cache, libraries loaded
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -35,6 +37,7 @@ def timed(fn, repeats):
 def main():
     build, path = sys.argv[1], sys.argv[2]
     repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    torch_repeats = int(sys.argv[4]) if len(sys.argv) > 4 else repeats
     cli, ours_all = timed(lambda: subprocess.run([f"{build}/app/torchir", "info", path, "--json"], check=True,
                                                  stdout=subprocess.DEVNULL), repeats)
     lines = subprocess.run([f"{build}/bench/open_pt2", path, str(repeats + 1)], check=True,
@@ -51,9 +54,9 @@ def main():
                 json.load(f)
 
         parse, parse_all = timed(load_json, repeats)
-    theirs, theirs_all = timed(lambda: torch.export.load(path), repeats)
+    theirs, theirs_all = timed(lambda: torch.export.load(path), torch_repeats, warm_up=torch_repeats >= repeats)
     print(f"file: {path}")
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, repeats {repeats}")
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, repeats {repeats} (torch.export.load {torch_repeats})")
     print(f"torchir info (whole process)   median {cli:.3f} s  runs {[round(t, 3) for t in ours_all]}")
     print(f"open_pt2 (in process)          median {inproc:.3f} s  runs {[round(t, 3) for t in inproc_all]}")
     print(f"json.load of model.json ({size / 1e6:.1f} MB) median {parse:.3f} s  runs {[round(t, 3) for t in parse_all]}")

@@ -9,8 +9,10 @@
 //   stall_expand_all the longest stall meanwhile
 //   collapse_all, stall_collapse_all  the same for Collapse All from there
 //   stall_run_big   the longest stall while the big program runs to the end (Continue)
+//   compare_big, stall_compare_big  Compare › With float64 on the big program to its end, and the longest stall
 //   step_first, step_median/max, step_max_after_first a Step (F10) on STEP.pt2 until every panel shows it, minus the op's own time
 //   stall_run       the longest stall while STEP.pt2 runs to the end (Continue)
+#include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -112,6 +114,20 @@ int main(int argc, char** argv) {
   waitFor([&] { return window.session()->state() == RunState::Finished || window.session()->state() == RunState::Failed; },
           300000);
   report("stall_run_big", stalls.longestStallMs());
+
+  // Compare › With float64 through the whole big program: a run in lockstep with its shadow, the
+  // table's metric columns and the graph's colours filled as it goes.
+  if (auto* withFloat64 = window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"))) {
+    stalls.resetLongest();
+    QElapsedTimer t;
+    t.start();
+    withFloat64->trigger();
+    waitFor([&] { return window.session()->state() == RunState::Running; }, 10000);
+    waitFor([&] { return window.session()->state() != RunState::Running && window.session()->comparison(); }, 600000);
+    QCoreApplication::processEvents();
+    report("compare_big", static_cast<double>(t.nsecsElapsed()) / 1e6);
+    report("stall_compare_big", stalls.longestStallMs());
+  }
 
   window.openFile(small);
   if (!waitFor([&] { return window.session()->state() == RunState::Ready && window.currentPath() == small; }, 120000))

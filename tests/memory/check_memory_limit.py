@@ -21,16 +21,7 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.join(HERE, "..", "..", "bench")
 sys.path.insert(0, BENCH)
-from memory_cgroup import Skip, make_cgroup, peak_since_last, remove_cgroup, run  # noqa: E402
-
-
-def evict_from_page_cache(path):
-    """Drops the file's clean pages from the page cache, so that a run reads it from disk again."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
+from memory_cgroup import Skip, evict_from_page_cache, make_cgroup, peak_since_last, remove_cgroup, run  # noqa: E402
 
 
 def main():
