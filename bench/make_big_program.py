@@ -8,8 +8,8 @@ Usage: python make_big_program.py BUILD OUT.pt2 LAYERS [--width D] [--heads H] [
   BUILD     the build folder holding bench/replicate_layers
   --width   the model width (default 16); each layer holds 16 * D^2 + 17 * D parameters
   --check   load OUT.pt2 with torch.export.load and run it against the eager model whose layers
-            2.. carry layer 1's weights: the same bits, and the same number of nodes as torch's
-            own export of that depth (for programs that fit in memory)
+            2.. carry layer 1's weights: the same bits, and the same number of nodes and the same
+            module paths as torch's own export of that depth (for programs that fit in memory)
 
 Prints the program's op nodes and its weights' bytes.
 """
@@ -31,6 +31,11 @@ def op_nodes(ep):
     return sum(1 for n in ep.graph.nodes if n.op == "call_function")
 
 
+def module_paths(ep):
+    """The submodules nodes name (torchir's model keeps no frame for the root module, path '')."""
+    return {path for n in ep.graph.nodes for path, _ in (n.meta.get("nn_module_stack") or {}).values() if path}
+
+
 def check(out, layers, template_model, ids):
     """OUT.pt2 read by torch and run: the eager model with layer 1's weights in every later layer."""
     loaded = torch.export.load(out)
@@ -48,8 +53,11 @@ def check(out, layers, template_model, ids):
     assert torch.equal(got, want), "torch.export.load's program differs from the eager model"
     direct = torch.export.export(eager, (ids,), strict=False)
     assert op_nodes(loaded) == op_nodes(direct), f"{op_nodes(loaded)} op nodes, torch's export has {op_nodes(direct)}"
+    # every copy in modules of its own (layers.k, layers.k.attn, ...), as torch's export names them
+    assert module_paths(loaded) == module_paths(direct), \
+        f"module paths differ from torch's export: {sorted(module_paths(loaded) ^ module_paths(direct))[:5]}"
     print(f"check: torch.export.load reads it; its run equals eager's bit for bit; {op_nodes(loaded)} op nodes "
-          f"as torch's own export of {layers} layers")
+          f"and {len(module_paths(loaded))} module paths as torch's own export of {layers} layers")
 
 
 def main():

@@ -162,6 +162,7 @@ class Replicator {
   std::string renamed(const std::string& s, int k) const {
     if (k == 1) return s;
     const std::string dotted = m_prefix + ".1", flat = replaced(m_prefix, ".", "_") + "_1";
+    if (s == dotted) return m_prefix + "." + std::to_string(k);  // the layer's own frame, not only its submodules'
     std::string r = replaced(replaced(s, dotted + ".", m_prefix + "." + std::to_string(k) + "."), flat + "_",
                              replaced(m_prefix, ".", "_") + "_" + std::to_string(k) + "_");
     return r;
