@@ -28,6 +28,7 @@ torchir::ui::LoadedProgramPtr loadedProgram(const QString& path, const QString& 
   loaded->request.path = path;
   loaded->request.inputsPath = inputsPath;
   loaded->program = torchir::loadProgram(path.toStdString());
+  torchir::ui::deriveViews(*loaded);
   return loaded;
 }
 

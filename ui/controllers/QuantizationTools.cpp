@@ -64,7 +64,7 @@ std::vector<torchir::NodeId> QuantizationTools::layersToKeep(bool wholeModule) c
   if (frames.empty()) return {};
   const std::string& module = frames.back().path;
   std::vector<torchir::NodeId> layers;
-  for (torchir::NodeId n : quantizedLayers(p))
+  for (torchir::NodeId n : loaded->quantizedLayers)
     for (const auto& f : p.node(n).moduleFrames())
       if (f.path == module) {
         layers.push_back(n);

@@ -40,7 +40,7 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
     const torchir::LoadOptions options{QFile::encodeName(result->request.weightsPath).toStdString(),
                                        QFile::encodeName(result->request.constantsPath).toStdString()};
     result->program = torchir::loadProgram(QFile::encodeName(result->request.path).toStdString(), options);
-    result->fxCells = toFxCells(torchir::fxTable(result->program));
+    deriveViews(*result);
     Q_EMIT loaded(requestId, std::move(result));
   } catch (const torchir::LoadError& e) {
     // problem() leaves out the path: the window names the program itself. A weights or constants

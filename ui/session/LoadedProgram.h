@@ -2,6 +2,7 @@
 #include <QMetaType>
 #include <QString>
 #include <memory>
+#include <vector>
 
 #include "capture/CaptureFile.h"
 #include "program/Program.h"
@@ -16,9 +17,16 @@ struct LoadedProgram {
   OpenRequest request;  // the files it was read from; request.path is the program itself
   torchir::Program program;
   FxCells fxCells;
+  /// Its quantized layers (what Keep in Float acts on): finding them walks every node, which the
+  /// GUI thread must not do at a step.
+  std::vector<torchir::NodeId> quantizedLayers;
   /// The capture the program was opened from (request.capturePath), else null.
   std::shared_ptr<const torchir::Capture> capture;
 };
+
+/// What the views derive from `loaded.program` (the FX table's cells, the quantized layers), made
+/// on the thread that read it.
+void deriveViews(LoadedProgram& loaded);
 
 // Shared and const: handed across threads by signal, then read by several views.
 using LoadedProgramPtr = std::shared_ptr<const LoadedProgram>;
