@@ -4,6 +4,7 @@
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QtTest>
+#include <climits>
 
 #include "Fixtures.h"
 #include "aten/AtenBackend.h"
@@ -136,6 +137,53 @@ class TestFxTableModel : public QObject {
     for (int row = 0; row < model.rowCount(); ++row)
       QVERIFY2(!model.index(row, FxTableModel::Output).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Differs")),
                qPrintable(model.index(row, FxTableModel::Name).data().toString()));
+  }
+
+  // A model told which rows each update's records cover (as engine reports do) shows what a model
+  // that looks at every row shows, through steps, a breakpoint, a step back and a run to the end.
+  void anUpdateForAReportsRowsShowsWhatAFullOneShows() {
+    const torchir::Program program = load("resnet18");
+    FxTableModel full, ranged;
+    full.setRows(torchir::fxTable(program));
+    ranged.setRows(torchir::fxTable(program));
+    auto session = torchir::atenBackend().createSession(program);
+    QVERIFY(session->setInputs(program.sampleInputs).ok());
+    auto same = [&](const char* when) {
+      for (int row = 0; row < full.rowCount(); ++row)
+        for (int column = FxTableModel::Status; column < FxTableModel::kFirstMetricColumn; ++column)
+          QVERIFY2(full.index(row, column).data() == ranged.index(row, column).data(),
+                   qPrintable(QStringLiteral("%1: row %2 column %3").arg(when).arg(row).arg(column)));
+    };
+    // the rows the ranged model said changed, lowest and highest
+    auto update = [&](ExecutionMarks marks, int first, int end) {
+      full.updateExecution(marks, lookupIn(*session));
+      QSignalSpy changed(&ranged, &QAbstractItemModel::dataChanged);
+      ranged.updateExecution(marks, lookupIn(*session), std::pair{first, end});
+      std::pair<int, int> rows{INT_MAX, -1};
+      for (const auto& signal : changed)
+        rows = {std::min(rows.first, signal.at(0).toModelIndex().row()), std::max(rows.second, signal.at(1).toModelIndex().row())};
+      return rows;
+    };
+    update(marksOf(*session), 0, session->position());  // the inputs passed before the first node
+    same("start");
+    for (int i = 0; i < 5; ++i) {
+      const int before = session->position();
+      QCOMPARE(session->step().reason, torchir::StopReason::Stepped);
+      const auto [low, high] = update(marksOf(*session), before, session->position());
+      same("step");
+      QVERIFY(low >= before && high <= session->position());  // the step's rows and the next, no more
+    }
+    ExecutionMarks marks = marksOf(*session);
+    marks.breakpoints.insert(2);
+    update(marks, 0, 0);
+    same("breakpoint");
+    QCOMPARE(session->stepBack().reason, torchir::StopReason::Stepped);
+    update(marksOf(*session), 0, session->position());  // a replay: a restart's report from the first row
+    same("step back");
+    const int before = session->position();
+    QCOMPARE(session->run().reason, torchir::StopReason::Finished);
+    update(marksOf(*session), before, full.rowCount());
+    same("run");
   }
 
   void steppedRowsShowStatusOutputAndTime() {

@@ -4,7 +4,10 @@
 #include <QColor>
 #include <QImage>
 #include <QPainter>
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <numeric>
 #include <optional>
 
 #include "panels/ExportComparison.h"
@@ -75,6 +78,7 @@ void FxTableModel::setRows(FxCells cells) {
   beginResetModel();
   m_rows = std::move(cells);
   m_run.assign(m_rows.size(), RunState{});
+  m_marks = {};
   endResetModel();
 }
 
@@ -87,22 +91,60 @@ void FxTableModel::clear() {
   beginResetModel();
   m_rows.clear();
   m_run.clear();
+  m_marks = {};
   m_exported.reset();
   endResetModel();
 }
 
-void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLookup& records) {
+namespace {
+
+/// The rows whose marks differ between `before` and `after`.
+std::vector<int> rowsWithOtherMarks(const ExecutionMarks& before, const ExecutionMarks& after) {
+  std::vector<int> rows{before.current, before.failed, after.current, after.failed};
+  for (auto [was, is] : {std::pair{&before.breakpoints, &after.breakpoints}, std::pair{&before.patched, &after.patched},
+                         std::pair{&before.noted, &after.noted}})
+    std::set_symmetric_difference(was->begin(), was->end(), is->begin(), is->end(), std::back_inserter(rows));
+  std::vector<int> slots;
+  for (const auto& [node, slot] : before.bookmarks) slots.push_back(node);
+  for (const auto& [node, slot] : after.bookmarks) slots.push_back(node);
+  rows.insert(rows.end(), slots.begin(), slots.end());  // few: every one looked at
+  const std::size_t n = std::max(before.executed.size(), after.executed.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool was = i < before.executed.size() && before.executed[i];
+    const bool is = i < after.executed.size() && after.executed[i];
+    if (was != is) rows.push_back(static_cast<int>(i));
+  }
+  return rows;
+}
+
+}  // namespace
+
+void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLookup& records,
+                                   std::optional<std::pair<int, int>> changedRecords) {
   const int rows = static_cast<int>(m_rows.size());
+  std::vector<int> look;  // the rows to look at, ascending; every row without a range
+  if (changedRecords) {
+    look = rowsWithOtherMarks(m_marks, marks);
+    for (int row = std::max(0, changedRecords->first); row < std::min(rows, changedRecords->second); ++row)
+      look.push_back(row);
+    std::sort(look.begin(), look.end());
+    look.erase(std::unique(look.begin(), look.end()), look.end());
+  } else {
+    look.resize(static_cast<std::size_t>(rows));
+    std::iota(look.begin(), look.end(), 0);
+  }
+  m_marks = marks;
   // Records this table held last are freed on a pool thread: a new run of a 100k-node program
   // drops 100k of them at once, a quarter of a second of frees.
   auto dropped = std::make_shared<std::vector<std::shared_ptr<const torchir::NodeRecord>>>();
-  int rangeStart = -1;
-  auto flush = [&](int endExclusive) {
+  int rangeStart = -1, rangeEnd = -1;
+  auto flush = [&] {
     if (rangeStart < 0) return;
-    Q_EMIT dataChanged(index(rangeStart, 0), index(endExclusive - 1, ColumnCount - 1));
+    Q_EMIT dataChanged(index(rangeStart, 0), index(rangeEnd - 1, ColumnCount - 1));
     rangeStart = -1;
   };
-  for (int row = 0; row < rows; ++row) {
+  for (const int row : look) {
+    if (row < 0 || row >= rows) continue;
     const NodeStatus status = marks.status(row);
     const bool breakpoint = marks.hasBreakpoint(row);
     const bool patched = marks.isPatched(row);
@@ -126,13 +168,12 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     if (!sameRecord && current.record) dropped->push_back(std::move(current.record));
     current.record = std::move(record);
     if (!sameRecord) current.texts.reset();
-    if (!changed) {
-      flush(row);
-      continue;
-    }
+    if (!changed) continue;
+    if (rangeStart >= 0 && row != rangeEnd) flush();  // a gap: the range so far is one signal
     if (rangeStart < 0) rangeStart = row;
+    rangeEnd = row + 1;
   }
-  flush(rows);
+  flush();
   if (!dropped->empty()) releaseInBackground(std::move(dropped));
 }
 

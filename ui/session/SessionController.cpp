@@ -456,6 +456,16 @@ void SessionController::requestCompared(torchir::NodeId node) {
       worker, [worker, generation, node] { worker->fetchCompared(generation, node); }, Qt::QueuedConnection);
 }
 
+namespace {
+
+/// Ends the narrowing of changedRecords() to a report's rows when the report has been told.
+struct ReportTold {
+  std::optional<std::pair<int, int>>& range;
+  ~ReportTold() { range.reset(); }
+};
+
+}  // namespace
+
 void SessionController::applyRecords(const EngineReport& report) {
   if (report.restart) {
     m_records.assign(m_records.size(), nullptr);
@@ -469,12 +479,15 @@ void SessionController::applyRecords(const EngineReport& report) {
     if (r) m_records[n] = r;
   }
   m_marks.current = report.finished ? torchir::kNone : report.position;
+  m_changedRecords = std::pair{static_cast<int>(report.firstRecord),
+                               static_cast<int>(report.firstRecord + report.records.size())};
 }
 
 void SessionController::onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report,
                                   const QString& description) {
   if (generation != m_generation) return;
   m_inputsDescription = description;
+  ReportTold told{m_changedRecords};
   applyRecords(*report);
   if (m_program->capture) {
     CapturedRun run = capturedRun();
@@ -499,6 +512,7 @@ void SessionController::onStartFailed(quint64 generation, const QString& problem
 
 void SessionController::onReported(const torchir::ui::EngineReportPtr& report) {
   if (report->generation != m_generation) return;
+  ReportTold told{m_changedRecords};
   applyRecords(*report);
   if (!report->ended) {
     Q_EMIT marksChanged();

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <set>
 #include <vector>
 
@@ -101,6 +102,10 @@ class SessionController : public QObject {
   /// reproExported reports the files.
   void exportRepro(const torchir::ReproPart& part, const QString& path);
   bool canExportRepro() const;
+  /// While marksChanged() is emitted for an engine report: the rows [first, end) whose records it
+  /// brought (a view need look only at those and at the rows whose marks changed); otherwise
+  /// nullopt, any row may have changed.
+  std::optional<std::pair<int, int>> changedRecords() const { return m_changedRecords; }
   /// The user's changes to calls, by node, as the engine took them.
   const std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>>& patches() const { return m_patches; }
   void continueRun();
@@ -194,6 +199,7 @@ class SessionController : public QObject {
   quint64 m_generation = 0;  // of the program (or Empty) now shown; older engine results are dropped
   quint64 m_commandId = 0;   // of the last command sent
   ExecutionMarks m_marks;
+  std::optional<std::pair<int, int>> m_changedRecords;  // see changedRecords()
   std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
   torchir::Diagnosis m_diagnosis;
   std::vector<torchir::Problem> m_problems;

@@ -412,7 +412,8 @@ void MainWindow::refreshArguments() {
 void MainWindow::onMarksChanged() {
   const ExecutionMarks& marks = m_session->marks();
   m_graph->setMarks(marks);
-  m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->sharedRecord(n); });
+  m_table->model()->updateExecution(marks, [this](torchir::NodeId n) { return m_session->sharedRecord(n); },
+                                    m_session->changedRecords());
   // Only the user changes breakpoints of the session's program; a program being replaced or not
   // yet started has empty marks, which are nobody's change.
   if (m_session->program() == m_program && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
