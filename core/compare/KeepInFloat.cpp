@@ -1,5 +1,7 @@
 #include "KeepInFloat.h"
 
+#include <algorithm>
+
 #include "program/QuantOps.h"
 
 namespace torchir {
@@ -27,9 +29,17 @@ bool isQuantizedLayer(const Program& p, const Node& n) {
 }
 
 std::vector<NodeId> quantizedLayers(const Program& p) {
+  // A quantized layer reads a dequantize node's output: only their readers are looked at, so a
+  // float program of 100k nodes costs a pass of target checks, not a look at every node's values.
   std::vector<NodeId> out;
-  for (const Node& n : p.nodes)
-    if (isQuantizedLayer(p, n)) out.push_back(n.id);
+  for (const Node& d : p.nodes) {
+    if (d.opcode != Opcode::CallFunction || quantRole(d.target) != QuantRole::Dequantize) continue;
+    for (ValueId v : d.outputs)
+      for (NodeId user : p.value(v).users)
+        if (isQuantizedLayer(p, p.node(user))) out.push_back(user);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -130,6 +130,11 @@ class QuantCompareTest : public QObject {
     // its own error (the layer on its float inputs and weights) is the largest: the lowest own SQNR
     double lowest = INFINITY;
     std::string worst;
+    std::vector<NodeId> everyNodeLookedAt;  // what quantizedLayers finds from the dequantize nodes' readers
+    for (const Node& n : p.q.nodes)
+      if (isQuantizedLayer(p.q, n)) everyNodeLookedAt.push_back(n.id);
+    QCOMPARE(quantizedLayers(p.q), everyNodeLookedAt);
+    QCOMPARE(everyNodeLookedAt.size(), std::size_t{4});
     for (NodeId layer : quantizedLayers(p.q)) {
       const NodeComparison* c = p.run->comparisonOf(layer);
       QVERIFY(c && c->ownSqnrDb);
