@@ -10,8 +10,11 @@
 namespace torchir {
 
 at::Tensor copyIntoOwnPages(const at::Tensor& t, at::ScalarType dtype) {
-  if (t.numel() == 0 || !t.is_non_overlapping_and_dense()) return t.to(dtype);
   const std::size_t bytes = static_cast<std::size_t>(t.numel()) * c10::elementSize(dtype);
+  // Small copies from the allocator, which reuses their blocks: a mapping each would cost a
+  // syscall and a page apiece, and a program's 70k small weights as many mappings.
+  constexpr std::size_t kOwnPagesFrom = 256 * 1024;
+  if (bytes < kOwnPagesFrom || !t.is_non_overlapping_and_dense()) return t.to(dtype);
   void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (pages == MAP_FAILED) throw std::bad_alloc();
   at::Tensor out = at::from_blob(

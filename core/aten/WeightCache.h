@@ -17,9 +17,10 @@
 
 namespace torchir {
 
-/// `t` converted to `dtype`, with its strides, in pages of its own that go back to the system when
-/// the tensor is freed. Copies made and let go all through a run would otherwise leave glibc's
-/// heap holding the whole model: blocks below its (adaptive) mmap threshold are kept when freed.
+/// `t` converted to `dtype`, with its strides; from 256 KiB, in pages of its own that go back to the
+/// system when the tensor is freed. Large copies made and let go all through a run would otherwise
+/// leave glibc's heap holding the whole model: blocks below its (adaptive, up to 32 MB) mmap
+/// threshold are kept when freed.
 at::Tensor copyIntoOwnPages(const at::Tensor& t, at::ScalarType dtype);
 
 class WeightCache {
