@@ -16,8 +16,7 @@ at::Tensor toAten(const TensorData& t) {
   if (!t.hasData()) throw std::invalid_argument("tensor from " + t.storage->origin + " has no data");
   const auto item = static_cast<int64_t>(dtypeItemSize(t.dtype));
   const auto elements = static_cast<int64_t>(t.storage->nbytes) / item;
-  const auto address = reinterpret_cast<std::uintptr_t>(t.storage->data);
-  if (address % c10::gAlignment != 0) {
+  if (!bridgesWithoutCopy(t)) {
     // A storage at an address c10's allocator would never give (a safetensors tensor mapped at
     // byte 10,840 of its file): vectorized and oneDNN kernels take other paths on it and round
     // differently than eager, whose loaders copy into aligned tensors. Copy it, as eager does.

@@ -23,15 +23,6 @@ at::Tensor copyIntoOwnPages(const at::Tensor& t, at::ScalarType dtype) {
   return out;
 }
 
-void WeightCache::add(ValueId v, Make make) {
-  Entry& e = m_entries[v];
-  if (e.held.defined()) {
-    m_held -= e.bytes;
-    m_recent.erase(e.recent);
-  }
-  e = Entry{std::move(make), {}, 0, {}};
-}
-
 bool WeightCache::provide(const std::vector<ValueId>& needed, FrameValues& frame) {
   for (ValueId v : needed) {
     auto it = m_entries.find(v);

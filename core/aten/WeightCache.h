@@ -28,9 +28,8 @@ class WeightCache {
   using Make = std::function<at::Tensor()>;
 
   void setBound(std::size_t bytes) { m_bound = bytes; }
-  std::size_t bound() const { return m_bound; }
   /// Registers weight value `v`, made by `make` (read from the file and converted) when asked for.
-  void add(ValueId v, Make make);
+  void add(ValueId v, Make make) { m_entries[v].make = std::move(make); }
   bool holds(ValueId v) const { return m_entries.count(v) != 0; }
   bool empty() const { return m_entries.empty(); }
 
@@ -42,7 +41,6 @@ class WeightCache {
   void refill(FrameValues& frame) const;
   /// Weight `v` as the session holds it, without keeping it (for a view of a weight let go).
   at::Tensor make(ValueId v) const { return m_entries.at(v).make(); }
-  std::size_t heldBytes() const { return m_held; }
 
  private:
   struct Entry {

@@ -104,10 +104,8 @@ std::vector<int> rowsWithOtherMarks(const ExecutionMarks& before, const Executio
   for (auto [was, is] : {std::pair{&before.breakpoints, &after.breakpoints}, std::pair{&before.patched, &after.patched},
                          std::pair{&before.noted, &after.noted}})
     std::set_symmetric_difference(was->begin(), was->end(), is->begin(), is->end(), std::back_inserter(rows));
-  std::vector<int> slots;
-  for (const auto& [node, slot] : before.bookmarks) slots.push_back(node);
-  for (const auto& [node, slot] : after.bookmarks) slots.push_back(node);
-  rows.insert(rows.end(), slots.begin(), slots.end());  // few: every one looked at
+  for (const auto* bookmarks : {&before.bookmarks, &after.bookmarks})  // few: every one looked at
+    for (const auto& [node, slot] : *bookmarks) rows.push_back(node);
   const std::size_t n = std::max(before.executed.size(), after.executed.size());
   for (std::size_t i = 0; i < n; ++i) {
     const bool was = i < before.executed.size() && before.executed[i];
