@@ -186,6 +186,37 @@ class TestFxTableModel : public QObject {
     same("run");
   }
 
+  // An update that takes longer than its slice leaves rows pending; the event loop takes them in
+  // later slices, against the latest marks and records, and the table ends as one updated at once.
+  void anUpdateTakenInSlicesEndsAsOneTakenAtOnce() {
+    const torchir::Program program = load("resnet18");
+    FxTableModel full, sliced;
+    full.setRows(torchir::fxTable(program));
+    sliced.setRows(torchir::fxTable(program));
+    sliced.setSliceBudgetNs(0);  // the clock is over budget at its first reading: 63 rows a slice
+    const int rows = full.rowCount();
+    QVERIFY(rows > 2 * 64);
+    auto session = torchir::atenBackend().createSession(program);
+    QVERIFY(session->setInputs(program.sampleInputs).ok());
+    QCOMPARE(session->run().reason, torchir::StopReason::Finished);
+    ExecutionMarks marks = marksOf(*session);
+    full.updateExecution(marks, lookupIn(*session));
+    sliced.updateExecution(marks, lookupIn(*session), std::pair{0, rows});
+    QVERIFY(sliced.updatePending());
+    const int last = rows - 1;
+    QVERIFY(full.index(last, FxTableModel::Status).data() != sliced.index(last, FxTableModel::Status).data());
+    // A newer update while rows are pending: a breakpoint on a row not yet looked at.
+    marks.breakpoints.insert(last);
+    full.updateExecution(marks, lookupIn(*session));
+    sliced.updateExecution(marks, lookupIn(*session), std::pair{0, 0});
+    QTRY_VERIFY(!sliced.updatePending());
+    for (int row = 0; row < rows; ++row)
+      for (int column = FxTableModel::Status; column < FxTableModel::kFirstMetricColumn; ++column)
+        for (int role : {int(Qt::DisplayRole), int(Qt::DecorationRole)})
+          QVERIFY2(full.index(row, column).data(role) == sliced.index(row, column).data(role),
+                   qPrintable(QStringLiteral("row %1 column %2").arg(row).arg(column)));
+  }
+
   void steppedRowsShowStatusOutputAndTime() {
     const torchir::Program program = load("mlp");
     FxTableModel model;

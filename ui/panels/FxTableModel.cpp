@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QElapsedTimer>
 #include <QImage>
 #include <QPainter>
 #include <algorithm>
@@ -9,11 +10,13 @@
 #include <iterator>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "panels/ExportComparison.h"
 #include "panels/ShapeText.h"
 #include "program/QuantOps.h"
 #include "session/BackgroundRelease.h"
+#include "session/NextTurn.h"
 
 namespace torchir::ui {
 
@@ -76,9 +79,13 @@ void FxTableModel::setRows(const std::vector<torchir::FxRow>& rows) { setRows(to
 
 void FxTableModel::setRows(FxCells cells) {
   beginResetModel();
-  m_rows = std::move(cells);
-  m_run.assign(m_rows.size(), RunState{});
+  // A 100k-node program's rows and records are a quarter of a second of frees.
+  destroyInBackground(std::exchange(m_rows, std::move(cells)));
+  destroyInBackground(std::exchange(m_run, std::vector<RunState>(m_rows.size())));
   m_marks = {};
+  m_pending.assign(m_rows.size(), 0);
+  m_pendingCount = 0;
+  m_firstPending = static_cast<int>(m_rows.size());
   endResetModel();
 }
 
@@ -89,9 +96,11 @@ void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) 
 
 void FxTableModel::clear() {
   beginResetModel();
-  m_rows.clear();
-  m_run.clear();
+  destroyInBackground(std::exchange(m_rows, {}));
+  destroyInBackground(std::exchange(m_run, {}));
   m_marks = {};
+  m_pending.clear();
+  m_pendingCount = 0;
   m_exported.reset();
   endResetModel();
 }
@@ -120,18 +129,27 @@ std::vector<int> rowsWithOtherMarks(const ExecutionMarks& before, const Executio
 void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLookup& records,
                                    std::optional<std::pair<int, int>> changedRecords) {
   const int rows = static_cast<int>(m_rows.size());
-  std::vector<int> look;  // the rows to look at, ascending; every row without a range
+  auto look = [&](int row) {
+    if (row < 0 || row >= rows || m_pending[static_cast<std::size_t>(row)]) return;
+    m_pending[static_cast<std::size_t>(row)] = 1;
+    ++m_pendingCount;
+    m_firstPending = std::min(m_firstPending, row);
+  };
   if (changedRecords) {
-    look = rowsWithOtherMarks(m_marks, marks);
-    for (int row = std::max(0, changedRecords->first); row < std::min(rows, changedRecords->second); ++row)
-      look.push_back(row);
-    std::sort(look.begin(), look.end());
-    look.erase(std::unique(look.begin(), look.end()), look.end());
+    for (const int row : rowsWithOtherMarks(m_marks, marks)) look(row);
+    for (int row = std::max(0, changedRecords->first); row < std::min(rows, changedRecords->second); ++row) look(row);
   } else {
-    look.resize(static_cast<std::size_t>(rows));
-    std::iota(look.begin(), look.end(), 0);
+    for (int row = 0; row < rows; ++row) look(row);
   }
   m_marks = marks;
+  m_records = records;
+  takePendingRows();
+}
+
+void FxTableModel::takePendingRows() {
+  QElapsedTimer clock;
+  clock.start();
+  const int rows = static_cast<int>(m_rows.size());
   // Records this table held last are freed on a pool thread: a new run of a 100k-node program
   // drops 100k of them at once, a quarter of a second of frees.
   auto dropped = std::make_shared<std::vector<std::shared_ptr<const torchir::NodeRecord>>>();
@@ -141,17 +159,22 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     Q_EMIT dataChanged(index(rangeStart, 0), index(rangeEnd - 1, ColumnCount - 1));
     rangeStart = -1;
   };
-  for (const int row : look) {
-    if (row < 0 || row >= rows) continue;
-    const NodeStatus status = marks.status(row);
-    const bool breakpoint = marks.hasBreakpoint(row);
-    const bool patched = marks.isPatched(row);
-    const int bookmark = marks.bookmark(row);
-    const bool noted = marks.hasNote(row);
+  int row = m_firstPending;
+  // The clock is read every 64 rows looked at: the first 63 are always taken.
+  for (int looked = 0; row < rows && m_pendingCount > 0; ++row) {
+    if (!m_pending[static_cast<std::size_t>(row)]) continue;
+    if (++looked % 64 == 0 && clock.nsecsElapsed() > m_sliceBudgetNs) break;
+    m_pending[static_cast<std::size_t>(row)] = 0;
+    --m_pendingCount;
+    const NodeStatus status = m_marks.status(row);
+    const bool breakpoint = m_marks.hasBreakpoint(row);
+    const bool patched = m_marks.isPatched(row);
+    const int bookmark = m_marks.bookmark(row);
+    const bool noted = m_marks.hasNote(row);
     // A record of a node outside the current run (e.g. a stale one after reset) is not asked
     // for: only nodes that ran or failed can have one.
     std::shared_ptr<const torchir::NodeRecord> record =
-        records && status != NodeStatus::NotRun ? records(row) : nullptr;
+        m_records && status != NodeStatus::NotRun ? m_records(row) : nullptr;
     if (record && !record->executed) record.reset();
     RunState& current = m_run[static_cast<std::size_t>(row)];
     const bool sameRecord = sameOutcome(current.record.get(), record.get());
@@ -171,8 +194,14 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
     if (rangeStart < 0) rangeStart = row;
     rangeEnd = row + 1;
   }
+  m_firstPending = m_pendingCount > 0 ? row : rows;
   flush();
   if (!dropped->empty()) releaseInBackground(std::move(dropped));
+  if (m_pendingCount > 0 && !std::exchange(m_sliceQueued, true))
+    inNextTurn(this, [this] {
+      m_sliceQueued = false;
+      takePendingRows();
+    });
 }
 
 bool FxTableModel::isInput(std::size_t row) const {

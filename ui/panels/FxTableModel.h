@@ -50,8 +50,16 @@ class FxTableModel : public QAbstractTableModel {
   /// whose records may have changed since the last call (a report's); then only those and the rows
   /// whose marks differ from the last call's are looked at, so a step costs the same at 100k rows
   /// as at 1k. Without it every row is.
+  /// The rows are looked at for at most sliceBudgetNs() of this call; those left are looked at in
+  /// later turns of the event loop, against the latest marks and records, so a report of 100k rows
+  /// never freezes the window. A table of a few thousand rows is up to date when this returns.
   void updateExecution(const ExecutionMarks& marks, const RecordLookup& records,
                        std::optional<std::pair<int, int>> changedRecords = std::nullopt);
+  /// True while rows of an update are still to be looked at.
+  bool updatePending() const { return m_pendingCount > 0; }
+  /// The GUI time one turn of updateExecution may take (a few ms: well inside a frame).
+  qint64 sliceBudgetNs() const { return m_sliceBudgetNs; }
+  void setSliceBudgetNs(qint64 ns) { m_sliceBudgetNs = ns; }
   /// A comparison of the run with a reference (null: none): the metric columns show it, a node
   /// that diverges tinted, the one where a divergence starts more.
   void setComparison(ComparisonPtr comparison);
@@ -80,6 +88,9 @@ class FxTableModel : public QAbstractTableModel {
     mutable std::optional<Texts> texts;
   };
 
+  /// Looks at pending rows, lowest first, until none is left or the slice's budget is spent; queues
+  /// the next slice when some are left.
+  void takePendingRows();
   const RunState::Texts& texts(int row) const;
   bool isInput(std::size_t row) const;  // a placeholder: an input, weight or buffer
   QString cellText(int row, int column) const;
@@ -89,6 +100,12 @@ class FxTableModel : public QAbstractTableModel {
   static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
   std::vector<RunState> m_run;
   ExecutionMarks m_marks;  // as the last updateExecution took them
+  RecordLookup m_records;  // the last updateExecution's, for the rows still pending
+  std::vector<char> m_pending;  // by row: to be looked at
+  std::size_t m_pendingCount = 0;
+  int m_firstPending = 0;  // no pending row below it
+  bool m_sliceQueued = false;
+  qint64 m_sliceBudgetNs = 6'000'000;
   std::shared_ptr<const torchir::Program> m_exported;
   ComparisonPtr m_comparison;
 };

@@ -1,6 +1,7 @@
 #pragma once
 #include <QThreadPool>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 namespace torchir::ui {
@@ -10,6 +11,12 @@ namespace torchir::ui {
 template <typename T>
 void releaseInBackground(std::shared_ptr<T> object) {
   if (object) QThreadPool::globalInstance()->start([held = std::move(object)]() mutable { held.reset(); });
+}
+
+/// The same for a container the GUI thread lets go of: moved to a pool thread and destroyed there.
+template <typename T>
+void destroyInBackground(T&& value) {
+  releaseInBackground(std::make_shared<std::decay_t<T>>(std::forward<T>(value)));
 }
 
 }  // namespace torchir::ui

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "session/BackgroundRelease.h"
+
 namespace torchir::ui {
 
 QString runStateName(RunState state) {
@@ -468,7 +470,8 @@ struct ReportTold {
 
 void SessionController::applyRecords(const EngineReport& report) {
   if (report.restart) {
-    m_records.assign(m_records.size(), nullptr);
+    // A restart of a 100k-node run drops 100k records: freed on a pool thread.
+    destroyInBackground(std::exchange(m_records, std::vector<std::shared_ptr<const torchir::NodeRecord>>(m_records.size())));
     m_marks.executed.assign(m_marks.executed.size(), false);
   }
   for (std::size_t i = 0; i < report.records.size(); ++i) {
