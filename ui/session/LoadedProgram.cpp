@@ -8,6 +8,8 @@ namespace torchir::ui {
 void deriveViews(LoadedProgram& loaded) {
   loaded.fxCells = toFxCells(torchir::fxTable(loaded.program));
   loaded.quantizedLayers = torchir::quantizedLayers(loaded.program);
+  loaded.missingData = loaded.program.missingData();
+  loaded.weightsOfOtherDtype = torchir::weightsOfOtherDtype(loaded.program);
 }
 
 }  // namespace torchir::ui

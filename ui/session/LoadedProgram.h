@@ -6,6 +6,7 @@
 
 #include "capture/CaptureFile.h"
 #include "program/Program.h"
+#include "program/WeightsFile.h"
 #include "session/FxCells.h"
 #include "session/OpenRequest.h"
 
@@ -20,11 +21,16 @@ struct LoadedProgram {
   /// Its quantized layers (what Keep in Float acts on): finding them walks every node, which the
   /// GUI thread must not do at a step.
   std::vector<torchir::NodeId> quantizedLayers;
+  /// The weights with no data, and those whose data has another dtype than the export's (what the
+  /// load banner tells): each walks every weight, 70k of them in a 100k-node program.
+  std::vector<std::string> missingData;
+  std::vector<torchir::WeightOfOtherDtype> weightsOfOtherDtype;
   /// The capture the program was opened from (request.capturePath), else null.
   std::shared_ptr<const torchir::Capture> capture;
 };
 
-/// What the views derive from `loaded.program` (the FX table's cells, the quantized layers), made
+/// What the views derive from `loaded.program` (the FX table's cells, the quantized layers, the
+/// weights' problems), made
 /// on the thread that read it.
 void deriveViews(LoadedProgram& loaded);
 

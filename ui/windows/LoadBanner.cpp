@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QStringList>
 
-#include "program/WeightsFile.h"
 
 namespace torchir::ui {
 
@@ -28,10 +27,10 @@ void LoadBanner::showLoadError(const QString& path, const QString& problem) {
   show();
 }
 
-QString LoadBanner::showDataProblems(const torchir::Program& program, bool weightsCast) {
+QString LoadBanner::showDataProblems(const LoadedProgram& loaded) {
   hide();
   setToolTip({});
-  if (const auto missing = program.missingData(); !missing.empty()) {
+  if (const auto& missing = loaded.missingData; !missing.empty()) {
     QStringList names;
     for (std::size_t i = 0; i < missing.size() && i < 4; ++i) names << QString::fromStdString(missing[i]);
     if (missing.size() > 4) names << tr("… %1 more").arg(missing.size() - 4);
@@ -42,10 +41,10 @@ QString LoadBanner::showDataProblems(const torchir::Program& program, bool weigh
     show();
     return {};
   }
-  const auto other = torchir::weightsOfOtherDtype(program);
+  const auto& other = loaded.weightsOfOtherDtype;
   if (other.empty()) return {};
   const QString text = QString::fromStdString(torchir::describeWeightsOfOtherDtype(other));
-  if (weightsCast) return tr("%1: cast to the export's dtypes").arg(text);
+  if (loaded.request.castWeights) return tr("%1: cast to the export's dtypes").arg(text);
   setText(tr("%1 &nbsp;<a href=\"cast\">Cast to the export's dtypes</a> &nbsp;<a href=\"dismiss\">Dismiss</a>")
               .arg(text.toHtmlEscaped()));
   show();

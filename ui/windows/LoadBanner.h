@@ -2,7 +2,7 @@
 #include <QLabel>
 #include <QString>
 
-#include "program/Program.h"
+#include "session/LoadedProgram.h"
 
 namespace torchir::ui {
 
@@ -19,9 +19,9 @@ class LoadBanner : public QLabel {
   /// The file's name and the problem, the path in the tooltip.
   void showLoadError(const QString& path, const QString& problem);
   /// Weights without data, else weights of another dtype than the export's; hidden when neither.
-  /// Weights cast to the export's dtypes on opening (`weightsCast`) are no problem: their note is
-  /// returned instead, for the status bar.
-  QString showDataProblems(const torchir::Program& program, bool weightsCast);
+  /// Weights cast to the export's dtypes on opening (request.castWeights) are no problem: their
+  /// note is returned instead, for the status bar.
+  QString showDataProblems(const LoadedProgram& loaded);
 };
 
 }  // namespace torchir::ui

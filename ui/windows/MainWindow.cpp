@@ -376,7 +376,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   setWindowTitle(QStringLiteral("%1 — %2").arg(info.fileName(), kAppTitle));
   setWindowFilePath(info.absoluteFilePath());
   m_recentMenu->add(program->request.path);
-  if (const QString note = m_banner->showDataProblems(program->program, program->request.castWeights); !note.isEmpty())
+  if (const QString note = m_banner->showDataProblems(*program); !note.isEmpty())
     statusBar()->showMessage(note, 8000);
   // Every view has let go of the previous program by now: this is the last reference here.
   releaseInBackground(std::move(previous));
