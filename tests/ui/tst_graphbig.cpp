@@ -2,7 +2,9 @@
 // the ViewGraph and the layout exist (they are built off the GUI thread and arrive by queued
 // signal), and the first layout arrives. How long each step takes is bench/studio_timing's job.
 #include <QFileInfo>
+#include <algorithm>
 #include <QSignalSpy>
+#include <QPointer>
 #include <QTimer>
 #include <QtTest>
 
@@ -104,23 +106,35 @@ class TestGraphBig : public QObject {
     auto all = engine.layout(torchir::layout::FoldState::all(m_program->program));
     QVERIFY(all.has_value());
     const auto layout = std::make_shared<const torchir::layout::Layout>(std::move(*all));
-    torchir::ui::GraphScene scene;
+    QPointer<torchir::ui::GraphScene> scene = new torchir::ui::GraphScene;
     const auto total = static_cast<qsizetype>(layout->boxes.size() + layout->edges.size() + layout->frames.size());
     int partBuilt = 0;  // timer ticks that found the scene neither empty nor whole
     QTimer tick;
     QObject::connect(&tick, &QTimer::timeout, [&] {
-      const auto n = scene.items().size();
+      const auto n = drawnItems(*scene);
       partBuilt += n > 0 && n < total;
     });
     bool done = false;
     tick.start(0);
-    scene.showLayoutGradually(layout, [&] { done = true; });
-    QVERIFY(scene.items().size() < total);  // the call returns with work left for later slices
+    scene->showLayoutGradually(layout, [&] { done = true; });
+    QVERIFY(drawnItems(*scene) < total);  // the call returns with work left for later slices
     QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
     tick.stop();
     QVERIFY2(partBuilt > 0, "the event loop never ran while the scene was being built");
-    QCOMPARE(scene.boxItemCount(), static_cast<int>(layout->boxes.size()));
-    QCOMPARE(scene.items().size(), total);
+    QCOMPARE(scene->boxItemCount(), static_cast<int>(layout->boxes.size()));
+    QCOMPARE(drawnItems(*scene), total);
+
+    // Deleted the same way: the call returns with items left, and the scene goes once all are.
+    scene->deleteGradually();
+    QVERIFY(scene && drawnItems(*scene) > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!scene, 60000);
+  }
+
+ private:
+  /// The scene's boxes, edges and frames: every item but the groups that hold them.
+  static qsizetype drawnItems(const QGraphicsScene& scene) {
+    const auto all = scene.items();
+    return std::count_if(all.begin(), all.end(), [](const QGraphicsItem* item) { return item->type() != torchir::ui::ItemGroup::Type; });
   }
 };
 

@@ -359,13 +359,15 @@ class TestGraphPanel : public QObject {
     QCOMPARE(scene->shownStatus(shown[2]), NodeStatus::Failed);
     QVERIFY(!scene->shownBreakpoint(shown[3]));
 
-    // Marks survive a re-layout: the new items are drawn with them.
+    // Marks survive a re-layout: the new items, in a new scene, are drawn with them.
     QVERIFY(relayout(*panel, [&] { panel->expandAll(); }));
+    scene = panel->scene();
     QCOMPARE(scene->shownStatus(shown[1]), NodeStatus::Executed);
     QCOMPARE(scene->shownStatus(shown[2]), NodeStatus::Failed);
 
     // A current node inside a collapsed module colours that module's box instead.
     QVERIFY(relayout(*panel, [&] { panel->collapseAll(); }));
+    scene = panel->scene();
     const layout::ViewGraph& g = *panel->viewGraph();
     const NodeId hidden = *m_program->program.findNode("conv2d_10");
     QVERIFY(!scene->boxForNode(hidden));

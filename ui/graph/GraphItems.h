@@ -98,6 +98,21 @@ class FrameItem : public QGraphicsItem {
   int m_module;
 };
 
+/// The parent of up to a few hundred items of one stacking level, drawing nothing itself. Each
+/// repaint of a scene walks every top-level item (dirty or not): 270k of them took 70 ms a pass,
+/// grouped they are a thousand. Groups stack by their z; their children by the order added.
+class ItemGroup : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 4 };
+  explicit ItemGroup(double z) {
+    setFlag(ItemHasNoContents);
+    setZValue(z);
+  }
+  int type() const override { return Type; }
+  QRectF boundingRect() const override { return {}; }
+  void paint(QPainter*, const QStyleOptionGraphicsItem*, QWidget*) override {}
+};
+
 /// The tooltip of the topmost item that has one, or an empty string. Items do not carry their
 /// tooltips (QGraphicsItem::setToolTip allocates per item, and a 24k-box scene then takes half
 /// as long again to build and to delete): the view asks here when the user hovers.

@@ -124,7 +124,7 @@ void GraphPanel::clear() {
   m_legend->hide();
   m_scene->setTints({}, {});
   m_scene->setSelectedNode(kNone);
-  m_scene->clearLayout();
+  replaceScene(new GraphScene(this));
   setBusy(false);
 }
 
@@ -144,6 +144,10 @@ void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Lay
   if (generation != m_generation) return;
   // Gradually: 24k items take a few hundred ms to make, more than the window may freeze. A small
   // layout is in after the first slice, before this returns.
+  // In a new scene: the old one's items are deleted in slices once it is off the view.
+  const bool keep = m_after.kind == After::Keep;
+  const QPointF center = m_view->mapToScene(m_view->viewport()->rect().center());
+  replaceScene(m_scene->successor(this));
   m_scene->showLayoutGradually(l, [this, generation] {
     if (generation != m_generation) return;  // a newer layout is coming
     m_shownFold = m_fold;  // the latest request is the one shown: older ones were dropped above
@@ -154,6 +158,13 @@ void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Lay
     m_after = {};
     Q_EMIT layoutFinished(m_scene->boxItemCount(), m_clock.elapsed() / 1000.0);
   });
+  if (keep) m_view->centerOn(center);  // where the old scene was looked at
+}
+
+void GraphPanel::replaceScene(GraphScene* next) {
+  GraphScene* old = std::exchange(m_scene, next);
+  m_view->setScene(next);
+  old->deleteGradually();
 }
 
 void GraphPanel::apply(After after) {

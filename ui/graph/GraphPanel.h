@@ -85,6 +85,8 @@ class GraphPanel : public QWidget {
   void onGraphBuilt(uint64_t generation, std::shared_ptr<const ProgramGraph> graph);
   void requestLayout(After after);
   void onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& layout);
+  /// Shows `next` instead of the current scene, which deletes itself gradually.
+  void replaceScene(GraphScene* next);
   void apply(After after);
   void centerOnItemTop(const QRectF& rect);
   void setBusy(bool busy);

@@ -1,8 +1,12 @@
 #include "GraphScene.h"
 
-#include <QTimer>
 #include <algorithm>
+#include <cmath>
 #include <iterator>
+#include <utility>
+
+#include "session/BackgroundRelease.h"
+#include "session/NextTurn.h"
 
 namespace torchir::ui {
 
@@ -15,8 +19,10 @@ GraphScene::GraphScene(QObject* parent)
 
 namespace {
 
-// GUI time per slice of a gradual build: well under a frame, so the window keeps painting.
-constexpr qint64 kSliceNs = 12'000'000;
+// GUI time per slice of a gradual build, and of a gradual deletion: both may run in one turn of
+// the event loop, with the index's update of the new items and a paint, within a frame.
+constexpr qint64 kSliceNs = 5'000'000;
+constexpr qint64 kDeleteSliceNs = 4'000'000;
 
 }  // namespace
 
@@ -28,16 +34,61 @@ void GraphScene::clearLayout() {
   clear();
   setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   m_layout = std::make_shared<const layout::Layout>();
+  m_groups.clear();
+  m_openGroups.clear();
   m_boxes.clear();
   m_frames.clear();
   m_byNode.clear();
   m_nextFrame = m_nextEdge = m_nextBox = 0;
 }
 
+GraphScene* GraphScene::successor(QObject* parent) {
+  auto* next = new GraphScene(parent);
+  next->m_marks = std::move(m_marks);
+  next->m_tints = std::move(m_tints);
+  next->m_inSlice = std::move(m_inSlice);
+  next->m_moduleTints = std::move(m_moduleTints);
+  next->m_moduleStatus = std::move(m_moduleStatus);
+  next->m_selected = m_selected;
+  return next;
+}
+
+void GraphScene::deleteGradually() {
+  ++m_build;
+  releaseInBackground(std::exchange(m_layout, nullptr));  // 270k boxes' worth of frees
+  m_boxes.clear();
+  m_frames.clear();
+  m_byNode.clear();
+  // A scene that no view shows redraws everything on any change, and a deletion walked every item
+  // left: a view that is never shown keeps each deletion's cost its own.
+  m_retiredView = std::make_unique<QGraphicsView>(this);
+  deleteSlice();
+}
+
+void GraphScene::deleteSlice() {
+  // Oldest first: the scene's list of top-level items then loses its first entry each time, which
+  // costs nothing, where the newest would be searched for from the front.
+  m_clock.start();
+  for (; m_deleted < m_groups.size(); ++m_deleted) {
+    if (m_clock.nsecsElapsed() > kDeleteSliceNs) {
+      inNextTurn(this, [this] { deleteSlice(); });
+      return;
+    }
+    delete m_groups[m_deleted];
+  }
+  m_groups.clear();
+  deleteLater();
+}
+
 void GraphScene::beginLayout(std::shared_ptr<const layout::Layout> l) {
   clearLayout();
   m_layout = std::move(l);
   m_boxes.reserve(m_layout->boxes.size());
+  // The BSP tree's depth for the final count, set before the first item: left to Qt, it is
+  // rebuilt whole each time the count passes a power of two (a 90 ms stall at 130k items), and
+  // has a leaf per item: a long edge is then filed in thousands of leaves. Sixteen items a leaf.
+  const std::size_t items = m_layout->boxes.size() + m_layout->edges.size() + m_layout->frames.size();
+  setBspTreeDepth(std::max(5, static_cast<int>(std::ceil(std::log2(static_cast<double>(items) + 1))) - 4));
   const double margin = 20;
   const auto& b = m_layout->bounds;
   setSceneRect(b.x - margin, b.y - margin, b.w + 2 * margin, b.h + 2 * margin);
@@ -51,11 +102,15 @@ void GraphScene::showLayoutGradually(std::shared_ptr<const layout::Layout> l, st
 void GraphScene::buildSlice(uint64_t build, std::shared_ptr<std::function<void()>> done) {
   if (build != m_build) return;  // replaced or cleared meanwhile
   m_clock.start();
-  if (addItems(kSliceNs)) {
+  const bool complete = addItems(kSliceNs);
+  // The BSP index takes in the slice's items now: left to Qt it waits for a paint that touches
+  // them, and a paint after thousands of slices off screen indexed 50k items at once (250 ms).
+  items(QRectF(sceneRect().topLeft(), QSizeF(1, 1)));
+  if (complete) {
     (*done)();
     return;
   }
-  QTimer::singleShot(0, this, [this, build, done] { buildSlice(build, done); });
+  inNextTurn(this, [this, build, done] { buildSlice(build, done); });
 }
 
 bool GraphScene::addItems(qint64 deadlineNs) {
@@ -68,19 +123,19 @@ bool GraphScene::addItems(qint64 deadlineNs) {
     int depth = 0;
     for (int p = l.frames[i].parent; p >= 0 && depth < 1000; p = l.frames[static_cast<std::size_t>(p)].parent) ++depth;
     auto* item = new FrameItem(l.frames[i]);
-    item->setZValue(-1000 + depth);
-    addItem(item);
+    addGrouped(item, -1000 + depth);
     m_frames.push_back(item);
   }
   for (; m_nextEdge < l.edges.size(); ++m_nextEdge) {
     if (late()) return false;
-    addItem(new EdgeItem(l.edges[m_nextEdge]));
+    auto* item = new EdgeItem(l.edges[m_nextEdge]);
+    addGrouped(item, item->zValue());
   }
   for (; m_nextBox < l.boxes.size(); ++m_nextBox) {
     if (late()) return false;
     const std::size_t i = m_nextBox;
     auto* item = new BoxItem(l.boxes[i], static_cast<int>(i));
-    addItem(item);
+    addGrouped(item, item->zValue());
     m_boxes.push_back(item);
     if (l.boxes[i].kind == layout::BoxKind::Module) {
       const auto it = m_moduleStatus.find(l.boxes[i].module);
@@ -96,6 +151,19 @@ bool GraphScene::addItems(qint64 deadlineNs) {
     }
   }
   return true;
+}
+
+void GraphScene::addGrouped(QGraphicsItem* item, double z) {
+  constexpr int kGroupSize = 256;
+  auto& [group, size] = m_openGroups[z];
+  if (!group || size == kGroupSize) {
+    group = new ItemGroup(z);
+    addItem(group);
+    m_groups.push_back(group);
+    size = 0;
+  }
+  item->setParentItem(group);
+  ++size;
 }
 
 void GraphScene::applyMarks(BoxItem* item) const {

@@ -3,6 +3,7 @@
 // on op boxes. Keeps a NodeId -> item index so marks and selection update in O(1) per node.
 #include <QElapsedTimer>
 #include <QGraphicsScene>
+#include <QGraphicsView>
 #include <functional>
 #include <memory>
 #include <QColor>
@@ -29,6 +30,13 @@ class GraphScene : public QGraphicsScene {
   /// in. A later show or clear abandons the build.
   void showLayoutGradually(std::shared_ptr<const layout::Layout> layout, std::function<void()> done);
   void clearLayout();
+  /// An empty scene for the next layout, taking this one's marks, tints, module status and
+  /// selection: the next layout is built there while this one's items go (deleteGradually).
+  GraphScene* successor(QObject* parent);
+  /// Deletes this scene's items in slices of GUI time, then the scene: deleting the 270k items of
+  /// a 100k-node program at once froze the window for a third of a second. For a scene no view
+  /// shows any more; abandons a build under way.
+  void deleteGradually();
   int boxItemCount() const { return static_cast<int>(m_boxes.size()); }
 
   /// Recolours the op boxes whose status, breakpoint or both changed since the last marks.
@@ -66,11 +74,19 @@ class GraphScene : public QGraphicsScene {
   /// Adds items from where the last call stopped until `deadlineNs` of m_clock; true when all are in.
   bool addItems(qint64 deadlineNs);
   void buildSlice(uint64_t build, std::shared_ptr<std::function<void()>> done);
+  void deleteSlice();
+  /// Adds `item` to the scene under the open group of stacking level `z`, opening a new group when
+  /// it is full.
+  void addGrouped(QGraphicsItem* item, double z);
 
   std::shared_ptr<const layout::Layout> m_layout;
   std::size_t m_nextFrame = 0, m_nextEdge = 0, m_nextBox = 0;  // building progress
   uint64_t m_build = 0;                                         // bumped by every show and clear
   QElapsedTimer m_clock;
+  std::vector<ItemGroup*> m_groups;       // every group, in the order added
+  std::map<double, std::pair<ItemGroup*, int>> m_openGroups;  // by z: the group filling, its size
+  std::size_t m_deleted = 0;              // m_groups deleted so far by deleteGradually
+  std::unique_ptr<QGraphicsView> m_retiredView;  // see deleteGradually
   std::vector<BoxItem*> m_boxes;          // by Layout::boxes index
   std::vector<FrameItem*> m_frames;       // by Layout::frames index
   std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
