@@ -7,7 +7,7 @@
 //   stall_load      the GUI thread's longest stall while the big program loads and lays out
 //   expand_all      Expand All on the big program until its 24k-box scene is painted
 //   stall_expand_all the longest stall meanwhile
-//   collapse_all, stall_collapse_all  the same for Collapse All from there
+//   collapse_all, stall_collapse_all  the same for Collapse All from there, until the expanded scene is deleted
 //   stall_run_big   the longest stall while the big program runs to the end (Continue)
 //   compare_big, stall_compare_big  Compare › With float64 on the big program to its end, and the longest stall
 //   step_first, step_median/max, step_max_after_first a Step (F10) on STEP.pt2 until every panel shows it, minus the op's own time
@@ -16,15 +16,18 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QPointer>
 #include <QTimer>
 #include <QTest>
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <utility>
 #include <vector>
 
 #include "graph/GraphPanel.h"
+#include "graph/GraphScene.h"
 #include "session/ExecutionActions.h"
 #include "session/SessionController.h"
 #include "windows/GuiStallMonitor.h"
@@ -49,7 +52,16 @@ bool waitFor(const std::function<bool()>& done, int timeoutMs) {
   return done();
 }
 
-void report(const char* key, double ms) { std::printf("%s %.1f\n", key, ms); std::fflush(stdout); }
+void report(const char* key, double ms) {
+  std::printf("%s %.1f\n", key, ms);
+  std::fflush(stdout);
+  // Beside the stall monitor's trace: when each measurement ended, on the same clock.
+  if (qEnvironmentVariableIsSet("TORCHIR_STALL_TRACE")) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    std::fprintf(stderr, "%s done, monotonic %.6f\n", key, static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9);
+  }
+}
 
 }  // namespace
 
@@ -100,8 +112,10 @@ int main(int argc, char** argv) {
     stalls.resetLongest();
     laidOut = false;
     t.restart();
+    // Until the expanded scene's items are deleted too: they go in slices after the new layout.
+    QPointer<GraphScene> expanded = window.graphPanel()->scene();
     window.graphPanel()->collapseAll();
-    waitFor([&] { return laidOut; }, 120000);
+    waitFor([&] { return laidOut && !expanded; }, 120000);
     QCoreApplication::processEvents();
     report("collapse_all", static_cast<double>(t.nsecsElapsed()) / 1e6);
     report("stall_collapse_all", stalls.longestStallMs());

@@ -1,10 +1,15 @@
 #include "windows/GuiStallMonitor.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 
 namespace torchir::ui {
 
-GuiStallMonitor::GuiStallMonitor(QObject* parent, int intervalMs) : QObject(parent), m_intervalMs(intervalMs) {
+GuiStallMonitor::GuiStallMonitor(QObject* parent, int intervalMs)
+    : QObject(parent),
+      m_intervalMs(intervalMs),
+      m_traceFromMs(qEnvironmentVariableIntValue("TORCHIR_STALL_TRACE")) {
   m_timer.setTimerType(Qt::PreciseTimer);
   m_timer.setInterval(intervalMs);
   connect(&m_timer, &QTimer::timeout, this, &GuiStallMonitor::tick);
@@ -23,6 +28,12 @@ void GuiStallMonitor::tick() {
   const qint64 now = m_clock.nsecsElapsed();
   const double gapMs = static_cast<double>(now - m_lastNs) / 1e6 - m_intervalMs;
   m_longestMs = std::max(m_longestMs, gapMs);
+  if (m_traceFromMs > 0 && gapMs >= m_traceFromMs) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double end = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+    std::fprintf(stderr, "stall %.1f ms, monotonic %.6f,%.6f\n", gapMs, end - gapMs / 1000, end);
+  }
   m_lastNs = now;
 }
 
