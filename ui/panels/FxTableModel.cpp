@@ -77,15 +77,17 @@ FxTableModel::FxTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void FxTableModel::setRows(const std::vector<torchir::FxRow>& rows) { setRows(toFxCells(rows)); }
 
-void FxTableModel::setRows(FxCells cells) {
+void FxTableModel::setRows(FxCells cells) { setRows(std::make_shared<const FxCells>(std::move(cells))); }
+
+void FxTableModel::setRows(std::shared_ptr<const FxCells> cells) {
   beginResetModel();
   // A 100k-node program's rows and records are a quarter of a second of frees.
-  destroyInBackground(std::exchange(m_rows, std::move(cells)));
-  destroyInBackground(std::exchange(m_run, std::vector<RunState>(m_rows.size())));
+  releaseInBackground(std::exchange(m_rows, cells ? std::move(cells) : std::make_shared<const FxCells>()));
+  destroyInBackground(std::exchange(m_run, std::vector<RunState>(m_rows->size())));
   m_marks = {};
-  m_pending.assign(m_rows.size(), 0);
+  m_pending.assign(m_rows->size(), 0);
   m_pendingCount = 0;
-  m_firstPending = static_cast<int>(m_rows.size());
+  m_firstPending = static_cast<int>(m_rows->size());
   endResetModel();
 }
 
@@ -96,7 +98,7 @@ void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) 
 
 void FxTableModel::clear() {
   beginResetModel();
-  destroyInBackground(std::exchange(m_rows, {}));
+  releaseInBackground(std::exchange(m_rows, std::make_shared<const FxCells>()));
   destroyInBackground(std::exchange(m_run, {}));
   m_marks = {};
   m_pending.clear();
@@ -128,7 +130,7 @@ std::vector<int> rowsWithOtherMarks(const ExecutionMarks& before, const Executio
 
 void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLookup& records,
                                    std::optional<std::pair<int, int>> changedRecords) {
-  const int rows = static_cast<int>(m_rows.size());
+  const int rows = static_cast<int>(m_rows->size());
   auto look = [&](int row) {
     if (row < 0 || row >= rows || m_pending[static_cast<std::size_t>(row)]) return;
     m_pending[static_cast<std::size_t>(row)] = 1;
@@ -149,7 +151,7 @@ void FxTableModel::updateExecution(const ExecutionMarks& marks, const RecordLook
 void FxTableModel::takePendingRows() {
   QElapsedTimer clock;
   clock.start();
-  const int rows = static_cast<int>(m_rows.size());
+  const int rows = static_cast<int>(m_rows->size());
   // Records this table held last are freed on a pool thread: a new run of a 100k-node program
   // drops 100k of them at once, a quarter of a second of frees.
   auto dropped = std::make_shared<std::vector<std::shared_ptr<const torchir::NodeRecord>>>();
@@ -205,7 +207,7 @@ void FxTableModel::takePendingRows() {
 }
 
 bool FxTableModel::isInput(std::size_t row) const {
-  return m_rows[row][Opcode] == QLatin1String("placeholder");
+  return (*m_rows)[row][Opcode] == QLatin1String("placeholder");
 }
 
 const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
@@ -231,7 +233,7 @@ const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
 }
 
 int FxTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_rows->size());
 }
 
 int FxTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
@@ -261,12 +263,12 @@ std::optional<double> metricOf(const torchir::NodeComparison& c, int column, con
 
 void FxTableModel::setComparison(ComparisonPtr comparison) {
   m_comparison = std::move(comparison);
-  if (!m_rows.empty()) Q_EMIT dataChanged(index(0, kFirstMetricColumn), index(rowCount() - 1, ColumnCount - 1));
+  if (!m_rows->empty()) Q_EMIT dataChanged(index(0, kFirstMetricColumn), index(rowCount() - 1, ColumnCount - 1));
 }
 
 QString FxTableModel::cellText(int row, int column) const {
   const auto r = static_cast<std::size_t>(row);
-  if (column < kFxColumnCount) return m_rows[r][static_cast<std::size_t>(column)];
+  if (column < kFxColumnCount) return (*m_rows)[r][static_cast<std::size_t>(column)];
   if (column >= kFirstMetricColumn) {
     const torchir::NodeComparison* c = m_comparison ? m_comparison->of(row) : nullptr;
     if (!c || !c->problem.empty()) return {};

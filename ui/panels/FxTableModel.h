@@ -40,6 +40,8 @@ class FxTableModel : public QAbstractTableModel {
   void setRows(const std::vector<torchir::FxRow>& rows);
   /// The same, from cells converted on the loader thread.
   void setRows(FxCells cells);
+  /// The same, sharing the cells (a 100k-node program's are 20 MB, not copied).
+  void setRows(std::shared_ptr<const FxCells> cells);
   void clear();
   /// The program as exported: each executed row's outputs are compared with what export recorded,
   /// and an output that differs is tinted, with the difference in its tooltip.
@@ -96,7 +98,7 @@ class FxTableModel : public QAbstractTableModel {
   QString cellText(int row, int column) const;
 
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.
-  FxCells m_rows;
+  std::shared_ptr<const FxCells> m_rows = std::make_shared<const FxCells>();  // never null
   static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
   std::vector<RunState> m_run;
   ExecutionMarks m_marks;  // as the last updateExecution took them

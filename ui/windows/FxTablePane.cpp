@@ -113,7 +113,7 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   });
 }
 
-void FxTablePane::setRows(FxCells cells) {
+void FxTablePane::setRows(std::shared_ptr<const FxCells> cells) {
   m_model->setRows(std::move(cells));
   sizeColumns();
 }

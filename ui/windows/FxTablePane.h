@@ -25,7 +25,7 @@ class FxTablePane : public QWidget {
 
   FxTableModel* model() const { return m_model; }
   QTableView* view() const { return m_view; }
-  void setRows(FxCells cells);
+  void setRows(std::shared_ptr<const FxCells> cells);
   /// Shows the comparison in the table's metric columns (hidden without one); the table sorts by
   /// any column, a metric's worst first.
   void setComparison(ComparisonPtr comparison);

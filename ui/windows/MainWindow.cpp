@@ -353,7 +353,7 @@ void MainWindow::goToNode() {
 void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   LoadedProgramPtr previous = std::exchange(m_program, program);
   m_selection->reset(program->program.nodes.size());  // the ids selected were the old program's
-  m_table->setRows(program->fxCells);
+  m_table->setRows(std::shared_ptr<const FxCells>(program, &program->fxCells));
   m_table->model()->setExported(std::shared_ptr<const torchir::Program>(program, &program->program));
   m_findBar->setProgram(program);
   m_firstViewPending = true;
