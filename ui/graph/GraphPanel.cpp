@@ -120,7 +120,7 @@ void GraphPanel::clear() {
   m_marks = {};  // node ids of the program that goes
   m_scene->setMarks(m_marks);
   m_scene->setModuleStatus({});
-  m_comparison.reset();
+  releaseInBackground(std::exchange(m_comparison, nullptr));
   m_legend->hide();
   m_scene->setTints({}, {});
   m_scene->setSelectedNode(kNone);
@@ -212,7 +212,7 @@ void GraphPanel::placeLegend() {
 }
 
 void GraphPanel::setComparison(ComparisonPtr comparison) {
-  m_comparison = std::move(comparison);
+  releaseInBackground(std::exchange(m_comparison, std::move(comparison)));
   m_legend->setVisible(m_comparison != nullptr);
   if (m_comparison) {
     m_legend->setReference(QString::fromStdString(m_comparison->reference));

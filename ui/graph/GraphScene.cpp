@@ -103,9 +103,7 @@ void GraphScene::buildSlice(uint64_t build, std::shared_ptr<std::function<void()
   if (build != m_build) return;  // replaced or cleared meanwhile
   m_clock.start();
   const bool complete = addItems(kSliceNs);
-  // The BSP index takes in the slice's items now: left to Qt it waits for a paint that touches
-  // them, and a paint after thousands of slices off screen indexed 50k items at once (250 ms).
-  items(QRectF(sceneRect().topLeft(), QSizeF(1, 1)));
+  indexNewItems();
   if (complete) {
     (*done)();
     return;
@@ -115,7 +113,14 @@ void GraphScene::buildSlice(uint64_t build, std::shared_ptr<std::function<void()
 
 bool GraphScene::addItems(qint64 deadlineNs) {
   const layout::Layout& l = *m_layout;
-  auto late = [&] { return m_clock.nsecsElapsed() > deadlineNs; };
+  // Every 64 items, the index takes them in and the clock is read: the slice's budget covers
+  // both, and a module frame spanning the whole graph is filed in every leaf of the index.
+  std::size_t added = 0;
+  auto late = [&] {
+    if (++added % 64) return false;
+    indexNewItems();
+    return m_clock.nsecsElapsed() > deadlineNs;
+  };
   // Outer frames below inner ones: depth from the parent chain.
   for (; m_nextFrame < l.frames.size(); ++m_nextFrame) {
     if (late()) return false;
@@ -151,6 +156,12 @@ bool GraphScene::addItems(qint64 deadlineNs) {
     }
   }
   return true;
+}
+
+void GraphScene::indexNewItems() {
+  // Any look-up brings the BSP index up to date. Left to Qt, that waits for a paint that touches
+  // new items, and a paint after many slices off screen indexed 50k items at once (250 ms).
+  items(QRectF(sceneRect().topLeft(), QSizeF(1, 1)));
 }
 
 void GraphScene::addGrouped(QGraphicsItem* item, double z) {

@@ -78,6 +78,8 @@ class GraphScene : public QGraphicsScene {
   /// Adds `item` to the scene under the open group of stacking level `z`, opening a new group when
   /// it is full.
   void addGrouped(QGraphicsItem* item, double z);
+  /// Files the items added since the last call in the BSP index.
+  void indexNewItems();
 
   std::shared_ptr<const layout::Layout> m_layout;
   std::size_t m_nextFrame = 0, m_nextEdge = 0, m_nextBox = 0;  // building progress

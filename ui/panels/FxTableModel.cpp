@@ -262,7 +262,7 @@ std::optional<double> metricOf(const torchir::NodeComparison& c, int column, con
 }  // namespace
 
 void FxTableModel::setComparison(ComparisonPtr comparison) {
-  m_comparison = std::move(comparison);
+  releaseInBackground(std::exchange(m_comparison, std::move(comparison)));  // 100k nodes' metrics
   if (!m_rows->empty()) Q_EMIT dataChanged(index(0, kFirstMetricColumn), index(rowCount() - 1, ColumnCount - 1));
 }
 
