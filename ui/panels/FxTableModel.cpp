@@ -84,6 +84,7 @@ void FxTableModel::setRows(std::shared_ptr<const FxCells> cells) {
   // A 100k-node program's rows and records are a quarter of a second of frees.
   releaseInBackground(std::exchange(m_rows, cells ? std::move(cells) : std::make_shared<const FxCells>()));
   destroyInBackground(std::exchange(m_run, std::vector<RunState>(m_rows->size())));
+  m_textsMade = false;
   m_marks = {};
   m_pending.assign(m_rows->size(), 0);
   m_pendingCount = 0;
@@ -93,7 +94,10 @@ void FxTableModel::setRows(std::shared_ptr<const FxCells> cells) {
 
 void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) {
   m_exported = std::move(program);
-  for (const RunState& run : m_run) run.texts.reset();  // the export differences depend on it
+  // The export differences depend on it. A table just given its rows has no texts yet: a 100k-row
+  // one is not walked for none.
+  if (std::exchange(m_textsMade, false))
+    for (const RunState& run : m_run) run.texts.reset();
 }
 
 void FxTableModel::clear() {
@@ -213,6 +217,7 @@ bool FxTableModel::isInput(std::size_t row) const {
 const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
   const RunState& run = m_run[static_cast<std::size_t>(row)];
   if (run.texts) return *run.texts;
+  m_textsMade = true;
   RunState::Texts t;
   if (const torchir::NodeRecord* record = run.record.get()) {
     QStringList outputs;
@@ -229,7 +234,8 @@ const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
     if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
       t.exportDiff = exportDifference(*m_exported, row, *record);
   }
-  return *(run.texts = std::move(t));
+  run.texts = std::make_unique<RunState::Texts>(std::move(t));
+  return *run.texts;
 }
 
 int FxTableModel::rowCount(const QModelIndex& parent) const {
