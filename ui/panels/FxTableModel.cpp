@@ -192,7 +192,7 @@ void FxTableModel::takePendingRows() {
     current.noted = noted;
     current.breakpoint = breakpoint;
     current.patched = patched;
-    if (!sameRecord && current.record) dropped->push_back(std::move(current.record));
+    if (current.record != record && current.record) dropped->push_back(std::move(current.record));
     current.record = std::move(record);
     if (!sameRecord) current.texts.reset();
     if (!changed) continue;
@@ -268,6 +268,9 @@ std::optional<double> metricOf(const torchir::NodeComparison& c, int column, con
 }  // namespace
 
 void FxTableModel::setComparison(ComparisonPtr comparison) {
+  // The same (none, as at every run's start): no change to tell. A change's signal makes a filter
+  // model look at all 170k rows of a 100k-node program.
+  if (comparison == m_comparison) return;
   releaseInBackground(std::exchange(m_comparison, std::move(comparison)));  // 100k nodes' metrics
   if (!m_rows->empty()) Q_EMIT dataChanged(index(0, kFirstMetricColumn), index(rowCount() - 1, ColumnCount - 1));
 }
