@@ -314,14 +314,15 @@ class TestStudioEndToEnd : public QObject {
 
     // The graph: coloured by max rel (the sub diverges, the add agrees), with its legend; by own
     // error the sub is clean (the add's rounding, not the sub, lost the digits).
-    auto* scene = window.graphPanel()->scene();
+    // the scene of the latest layout: each layout has its own
+    auto scene = [&] { return window.graphPanel()->scene(); };
     auto* legend = window.findChild<torchir::ui::ComparisonLegend*>(QStringLiteral("comparisonLegend"));
     QVERIFY(legend && legend->isVisible());
-    QCOMPARE(scene->shownTint(sub), torchir::ui::severityColor(3));
-    QCOMPARE(scene->shownTint(add), torchir::ui::severityColor(0));
+    QCOMPARE(scene()->shownTint(sub), torchir::ui::severityColor(3));
+    QCOMPARE(scene()->shownTint(add), torchir::ui::severityColor(0));
     auto* metric = legend->findChild<QComboBox*>(QStringLiteral("comparisonMetric"));
     metric->setCurrentIndex(metric->findText(QStringLiteral("own rel")));
-    QCOMPARE(scene->shownTint(sub), torchir::ui::severityColor(0));
+    QCOMPARE(scene()->shownTint(sub), torchir::ui::severityColor(0));
     metric->setCurrentIndex(metric->findText(QStringLiteral("max rel")));
 
     // The tensor viewer: the selected sub as this run minus the reference, whose extremes are
@@ -781,10 +782,11 @@ class TestStudioEndToEnd : public QObject {
     const torchir::NodeId fc1 = *program.findNode("linear");
     auto* legend = window.findChild<torchir::ui::ComparisonLegend*>(QStringLiteral("comparisonLegend"));
     legend->setMetric(torchir::ui::ComparisonMetric::Sqnr);
-    auto* scene = window.graphPanel()->scene();
-    QTRY_VERIFY_WITH_TIMEOUT(scene->shownTint(fc3).isValid(), kTimeoutMs);
-    QCOMPARE(scene->shownTint(fc3), torchir::ui::severityColor(3));  // 14 dB
-    QCOMPARE(scene->shownTint(fc1), torchir::ui::severityColor(1));  // 40.5 dB
+    // the scene of the latest layout: each layout has its own
+    auto scene = [&] { return window.graphPanel()->scene(); };
+    QTRY_VERIFY_WITH_TIMEOUT(scene()->shownTint(fc3).isValid(), kTimeoutMs);
+    QCOMPARE(scene()->shownTint(fc3), torchir::ui::severityColor(3));  // 14 dB
+    QCOMPARE(scene()->shownTint(fc1), torchir::ui::severityColor(1));  // 40.5 dB
     saveScreenshot(window, QStringLiteral("quantized_vs_float_sqnr.png"));
 
     QTRY_VERIFY_WITH_TIMEOUT(sensitivity->isEnabled(), kTimeoutMs);
@@ -796,8 +798,8 @@ class TestStudioEndToEnd : public QObject {
     auto* chart = window.findChild<torchir::ui::SensitivityChart*>(QStringLiteral("sensitivityChart"));
     QVERIFY(chart && chart->isVisible() && chart->result());
     QCOMPARE(legend->metric(), torchir::ui::ComparisonMetric::SensitivityGain);
-    QCOMPARE(scene->shownTint(fc3), torchir::ui::severityColor(3));  // gives back > 6 dB
-    QCOMPARE(scene->shownTint(fc1), torchir::ui::severityColor(1));
+    QCOMPARE(scene()->shownTint(fc3), torchir::ui::severityColor(3));  // gives back > 6 dB
+    QCOMPARE(scene()->shownTint(fc1), torchir::ui::severityColor(1));
     auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
     const int gain = columnNamed(table->model(), QStringLiteral("in float (+dB)"));
     const int ownSqnr = columnNamed(table->model(), QStringLiteral("own SQNR"));

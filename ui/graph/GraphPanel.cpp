@@ -118,13 +118,9 @@ void GraphPanel::clear() {
   m_after = {};
   m_selected = kNone;
   m_marks = {};  // node ids of the program that goes
-  m_scene->setMarks(m_marks);
-  m_scene->setModuleStatus({});
   releaseInBackground(std::exchange(m_comparison, nullptr));
   m_legend->hide();
-  m_scene->setTints({}, {});
-  m_scene->setSelectedNode(kNone);
-  replaceScene(new GraphScene(this));
+  replaceScene(new GraphScene(this));  // with no marks, tints or selection
   setBusy(false);
 }
 

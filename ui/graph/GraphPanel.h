@@ -60,6 +60,7 @@ class GraphPanel : public QWidget {
   bool exportPng(const QString& path, QString* error);
   bool isLayingOut() const { return m_layingOut; }
   GraphView* view() const { return m_view; }
+  /// The scene shown now: each layout is built in a new one, so hold no pointer across layouts.
   GraphScene* scene() const { return m_scene; }
   /// The GUI's ViewGraph of the current program (null until built) and the fold shown or pending.
   const layout::ViewGraph* viewGraph() const;

@@ -59,9 +59,9 @@ void GraphScene::deleteGradually() {
   m_boxes.clear();
   m_frames.clear();
   m_byNode.clear();
-  // A scene that no view shows redraws everything on any change, and a deletion walked every item
-  // left: a view that is never shown keeps each deletion's cost its own.
-  m_retiredView = std::make_unique<QGraphicsView>(this);
+  // Qt redraws a scene that no view shows whole at every item removed, so each slice walked every
+  // item left: a view that is never shown keeps each deletion's cost its own.
+  if (!m_groups.empty()) m_retiredView = std::make_unique<QGraphicsView>(this);
   deleteSlice();
 }
 

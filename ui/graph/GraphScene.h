@@ -27,7 +27,7 @@ class GraphScene : public QGraphicsScene {
   /// Replaces every item with the layout's; the marks and selection set before carry over. The
   /// items are built in slices of a few milliseconds of GUI time, so a 24k-box scene never freezes
   /// the window (a small layout is complete before this returns); `done` runs once every item is
-  /// in. A later show or clear abandons the build.
+  /// in. A later show, clear or deleteGradually abandons the build.
   void showLayoutGradually(std::shared_ptr<const layout::Layout> layout, std::function<void()> done);
   void clearLayout();
   /// An empty scene for the next layout, taking this one's marks, tints, module status and

@@ -101,14 +101,9 @@ void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) 
 }
 
 void FxTableModel::clear() {
-  beginResetModel();
-  releaseInBackground(std::exchange(m_rows, std::make_shared<const FxCells>()));
-  destroyInBackground(std::exchange(m_run, {}));
-  m_marks = {};
-  m_pending.clear();
-  m_pendingCount = 0;
   m_exported.reset();
-  endResetModel();
+  m_records = nullptr;
+  setRows(nullptr);
 }
 
 namespace {
@@ -158,7 +153,7 @@ void FxTableModel::takePendingRows() {
   const int rows = static_cast<int>(m_rows->size());
   // Records this table held last are freed on a pool thread: a new run of a 100k-node program
   // drops 100k of them at once, a quarter of a second of frees.
-  auto dropped = std::make_shared<std::vector<std::shared_ptr<const torchir::NodeRecord>>>();
+  std::vector<std::shared_ptr<const torchir::NodeRecord>> dropped;
   int rangeStart = -1, rangeEnd = -1;
   auto flush = [&] {
     if (rangeStart < 0) return;
@@ -192,7 +187,7 @@ void FxTableModel::takePendingRows() {
     current.noted = noted;
     current.breakpoint = breakpoint;
     current.patched = patched;
-    if (current.record != record && current.record) dropped->push_back(std::move(current.record));
+    if (current.record != record && current.record) dropped.push_back(std::move(current.record));
     current.record = std::move(record);
     if (!sameRecord) current.texts.reset();
     if (!changed) continue;
@@ -202,7 +197,7 @@ void FxTableModel::takePendingRows() {
   }
   m_firstPending = m_pendingCount > 0 ? row : rows;
   flush();
-  if (!dropped->empty()) releaseInBackground(std::move(dropped));
+  if (!dropped.empty()) destroyInBackground(std::move(dropped));
   if (m_pendingCount > 0 && !std::exchange(m_sliceQueued, true))
     inNextTurn(this, [this] {
       m_sliceQueued = false;

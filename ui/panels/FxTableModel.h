@@ -52,7 +52,7 @@ class FxTableModel : public QAbstractTableModel {
   /// whose records may have changed since the last call (a report's); then only those and the rows
   /// whose marks differ from the last call's are looked at, so a step costs the same at 100k rows
   /// as at 1k. Without it every row is.
-  /// The rows are looked at for at most sliceBudgetNs() of this call; those left are looked at in
+  /// The rows are looked at for at most the slice budget of this call; those left are looked at in
   /// later turns of the event loop, against the latest marks and records, so a report of 100k rows
   /// never freezes the window. A table of a few thousand rows is up to date when this returns.
   void updateExecution(const ExecutionMarks& marks, const RecordLookup& records,
@@ -60,7 +60,6 @@ class FxTableModel : public QAbstractTableModel {
   /// True while rows of an update are still to be looked at.
   bool updatePending() const { return m_pendingCount > 0; }
   /// The GUI time one turn of updateExecution may take (a few ms: well inside a frame).
-  qint64 sliceBudgetNs() const { return m_sliceBudgetNs; }
   void setSliceBudgetNs(qint64 ns) { m_sliceBudgetNs = ns; }
   /// A comparison of the run with a reference (null: none): the metric columns show it, a node
   /// that diverges tinted, the one where a divergence starts more.

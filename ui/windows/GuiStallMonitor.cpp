@@ -29,9 +29,9 @@ void GuiStallMonitor::tick() {
   const double gapMs = static_cast<double>(now - m_lastNs) / 1e6 - m_intervalMs;
   m_longestMs = std::max(m_longestMs, gapMs);
   if (m_traceFromMs > 0 && gapMs >= m_traceFromMs) {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const double end = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+    timespec wall{};
+    clock_gettime(CLOCK_MONOTONIC, &wall);
+    const double end = static_cast<double>(wall.tv_sec) + static_cast<double>(wall.tv_nsec) / 1e9;
     std::fprintf(stderr, "stall %.1f ms, monotonic %.6f,%.6f\n", gapMs, end - gapMs / 1000, end);
   }
   m_lastNs = now;
