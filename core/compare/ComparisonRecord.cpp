@@ -10,6 +10,13 @@ void ComparisonRecord::index(std::size_t programNodes) {
     if (nodes[i].a >= 0 && static_cast<std::size_t>(nodes[i].a) < programNodes &&
         m_indexOf[static_cast<std::size_t>(nodes[i].a)] < 0)
       m_indexOf[static_cast<std::size_t>(nodes[i].a)] = static_cast<int32_t>(i);
+  m_firstDiverging = static_cast<std::size_t>(
+      std::find_if(nodes.begin(), nodes.end(), [](const NodeComparison& c) { return c.startsDivergence || c.makesNonfinite; }) -
+      nodes.begin());
+}
+
+const NodeComparison* ComparisonRecord::firstDivergingNode() const {
+  return m_firstDiverging < nodes.size() ? &nodes[m_firstDiverging] : nullptr;
 }
 
 const NodeComparison* ComparisonRecord::of(NodeId node) const {

@@ -2,6 +2,7 @@
 // A comparison as everyone keeps it: the engine makes it (PairedRun::record), the studio's table,
 // graph and status bar show it, and a capture holds it by node names (capture/CaptureFile's
 // namedComparison and comparisonFromNames, the one pair of converters).
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,10 +40,14 @@ struct ComparisonRecord {
   /// Rebuilds the per-node index after `nodes` changed; `programNodes` is the run's program's size.
   void index(std::size_t programNodes);
   const NodeComparison* of(NodeId node) const;
+  /// The first node in run order that starts a divergence or makes a NaN/Inf from finite inputs:
+  /// where the studio takes the user after a comparison. Found by index().
+  const NodeComparison* firstDivergingNode() const;
   bool inNonfiniteSlice(NodeId node) const;
 
  private:
   std::vector<int32_t> m_indexOf;  // per node of the program: its entry in `nodes`, or -1
+  std::size_t m_firstDiverging = SIZE_MAX;  // its entry in `nodes`; none when past the end
 };
 
 }  // namespace torchir

@@ -1,6 +1,7 @@
 #include "LayoutWorker.h"
 
 #include "LayoutEngine.h"
+#include "exec/ThreadPriority.h"
 
 namespace torchir::layout {
 
@@ -27,6 +28,7 @@ void LayoutWorker::request(std::shared_ptr<const Program> program, FoldState fol
 }
 
 void LayoutWorker::loop() {
+  lowerThisThreadPriority();
   // The engine (and with it Graphviz) lives and dies on this thread.
   LayoutEngine engine(m_measure);
   std::shared_ptr<const Program> current;  // keeps the engine's program alive

@@ -20,7 +20,7 @@ NodeId drawnOp(const Program& p, NodeId n) {
   return n;
 }
 
-bool ViewGraph::isOpBox(NodeId n) const { return isOpNode(m_program.node(n)) && !m_folded[static_cast<std::size_t>(n)]; }
+bool ViewGraph::isOpBox(NodeId n) const { return m_opBox[static_cast<std::size_t>(n)]; }
 
 NodeId ViewGraph::dequantizedBy(NodeId n, ValueId weight) const {
   for (const WeightVia& w : m_weightVia[static_cast<std::size_t>(n)])
@@ -60,6 +60,13 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
   if (options.foldQuantization)
     for (const auto& n : p.nodes)
       m_folded[static_cast<std::size_t>(n.id)] = n.opcode == Opcode::CallFunction && quantRole(n.target) != QuantRole::None;
+  // Asked per node by every colouring of the view (a comparison's: 100k nodes): found once here.
+  m_opBox.resize(p.nodes.size());
+  m_drawnAs.resize(p.nodes.size());
+  for (const auto& n : p.nodes) {
+    m_opBox[static_cast<std::size_t>(n.id)] = isOpNode(n) && !m_folded[static_cast<std::size_t>(n.id)];
+    m_drawnAs[static_cast<std::size_t>(n.id)] = drawnOp(p, n.id);
+  }
   const std::size_t nm = std::max<std::size_t>(p.modules.size(), 1);
   m_programModules = nm;
   std::vector<int>& parent = m_parent;
@@ -164,7 +171,7 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     Unfolded u{v};
     for (int guard = 0; guard < 16; ++guard) {
       const NodeId n = p.value(u.value).producer;
-      const NodeId drawn = n >= 0 ? drawnOp(p, n) : n;
+      const NodeId drawn = n >= 0 ? drawnAs(n) : n;
       if (drawn < 0 || !m_folded[static_cast<std::size_t>(drawn)]) break;
       const Node& q = p.node(drawn);
       if (u.via == kNone) u.via = drawn;
@@ -189,7 +196,7 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     *port = -1;
     if (n < 0) return {ItemRef::Op, -1};
     if (p.node(n).returnsTuple) *port = val.outputIndex;
-    return {ItemRef::Op, drawnOp(p, n)};
+    return {ItemRef::Op, drawnAs(n)};
   };
   // Routes one dataflow edge through the hierarchy: ports on every module boundary it crosses and
   // one edge in the lowest module that contains both ends.

@@ -83,6 +83,8 @@ class ViewGraph {
   int inlinedModule(NodeId n) const { return m_inlined[static_cast<std::size_t>(n)]; }
   /// Whether the node is drawn as a box (call_function, not getitem).
   bool isOpBox(NodeId n) const;
+  /// The node's box: drawnOp's answer, kept per node.
+  NodeId drawnAs(NodeId n) const { return m_drawnAs[static_cast<std::size_t>(n)]; }
   bool isWeight(ValueId v) const { return m_isWeight[static_cast<std::size_t>(v)]; }
   /// Every dataflow edge between drawn leaves (ops, user inputs, outputs), ignoring modules.
   const std::vector<LevelEdge>& flatEdges() const { return m_flat; }
@@ -90,7 +92,8 @@ class ViewGraph {
  private:
   const Program& m_program;
   ViewOptions m_options;
-  std::vector<bool> m_folded;
+  std::vector<bool> m_folded, m_opBox;
+  std::vector<NodeId> m_drawnAs;
   struct WeightVia {
     ValueId weight;
     NodeId dequantize;

@@ -78,7 +78,10 @@ void GraphPanel::setProgram(LoadedProgramPtr program) {
   setBusy(true);
   m_clock.start();
   Q_EMIT layoutStarted();
-  QtConcurrent::run([program, options = m_options] { return ProgramGraph::build(program, options); })
+  QtConcurrent::run([program, options = m_options] {
+    torchir::lowerThisThreadPriority();
+    return ProgramGraph::build(program, options);
+  })
       .then(this, [this, generation](std::shared_ptr<const ProgramGraph> g) { onGraphBuilt(generation, std::move(g)); });
 }
 
@@ -89,7 +92,10 @@ void GraphPanel::setShowQuantizationNodes(bool show) {
   // The same modules either way: the fold state and the selection carry over to the new graph.
   const uint64_t generation = ++m_generation;
   setBusy(true);
-  QtConcurrent::run([program = m_graph->program, options = m_options] { return ProgramGraph::build(program, options); })
+  QtConcurrent::run([program = m_graph->program, options = m_options] {
+    torchir::lowerThisThreadPriority();
+    return ProgramGraph::build(program, options);
+  })
       .then(this, [this, generation](std::shared_ptr<const ProgramGraph> g) {
         if (generation != m_generation) return releaseInBackground(std::move(g));
         releaseInBackground(std::exchange(m_graph, std::move(g)));
@@ -297,7 +303,7 @@ void GraphPanel::markHiddenNodes() {
 
 NodeId GraphPanel::boxNode(NodeId node) const {
   if (!m_graph || node < 0 || static_cast<std::size_t>(node) >= m_graph->program->program.nodes.size()) return node;
-  return layout::drawnOp(m_graph->program->program, node);
+  return m_graph->graph->drawnAs(node);
 }
 
 void GraphPanel::selectNode(NodeId node) {

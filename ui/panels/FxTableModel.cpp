@@ -83,7 +83,7 @@ void FxTableModel::setRows(std::shared_ptr<const FxCells> cells) {
   beginResetModel();
   // A 100k-node program's rows and records are a quarter of a second of frees.
   releaseInBackground(std::exchange(m_rows, cells ? std::move(cells) : std::make_shared<const FxCells>()));
-  destroyInBackground(std::exchange(m_run, std::vector<RunState>(m_rows->size())));
+  destroyInBackground(std::exchange(m_run, RunStates(m_rows->size())));
   m_textsMade = false;
   m_marks = {};
   m_pending.assign(m_rows->size(), 0);
@@ -97,7 +97,7 @@ void FxTableModel::setExported(std::shared_ptr<const torchir::Program> program) 
   // The export differences depend on it. A table just given its rows has no texts yet: a 100k-row
   // one is not walked for none.
   if (std::exchange(m_textsMade, false))
-    for (const RunState& run : m_run) run.texts.reset();
+    m_run.forEachMade([](const RunState& run) { run.texts.reset(); });
 }
 
 void FxTableModel::clear() {
@@ -177,11 +177,12 @@ void FxTableModel::takePendingRows() {
     std::shared_ptr<const torchir::NodeRecord> record =
         m_records && status != NodeStatus::NotRun ? m_records(row) : nullptr;
     if (record && !record->executed) record.reset();
-    RunState& current = m_run[static_cast<std::size_t>(row)];
-    const bool sameRecord = sameOutcome(current.record.get(), record.get());
-    const bool changed =
-        status != current.status || breakpoint != current.breakpoint || patched != current.patched ||
-        bookmark != current.bookmark || noted != current.noted || !sameRecord;
+    const RunState& seen = m_run[static_cast<std::size_t>(row)];
+    const bool sameRecord = sameOutcome(seen.record.get(), record.get());
+    const bool changed = status != seen.status || breakpoint != seen.breakpoint || patched != seen.patched ||
+                         bookmark != seen.bookmark || noted != seen.noted || !sameRecord;
+    if (!changed && seen.record == record) continue;  // nothing to keep: a row never run stays unmade
+    RunState& current = m_run.writable(static_cast<std::size_t>(row));
     current.status = status;
     current.bookmark = bookmark;
     current.noted = noted;
@@ -209,9 +210,22 @@ bool FxTableModel::isInput(std::size_t row) const {
   return (*m_rows)[row][Opcode] == QLatin1String("placeholder");
 }
 
+FxTableModel::RunState& FxTableModel::RunStates::writable(std::size_t row) {
+  auto& chunk = m_chunks[row / kChunk];
+  if (!chunk) chunk = std::make_unique<std::array<RunState, kChunk>>();
+  return (*chunk)[row % kChunk];
+}
+
+const FxTableModel::RunState& FxTableModel::RunStates::notRun() {
+  static const RunState none;
+  return none;
+}
+
 const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
   const RunState& run = m_run[static_cast<std::size_t>(row)];
   if (run.texts) return *run.texts;
+  static const RunState::Texts none;
+  if (!run.record) return none;  // not run: nothing to make, nor to keep (a row never run may be unmade)
   m_textsMade = true;
   RunState::Texts t;
   if (const torchir::NodeRecord* record = run.record.get()) {

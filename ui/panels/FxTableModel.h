@@ -86,9 +86,32 @@ class FxTableModel : public QAbstractTableModel {
       QString time;        // µs, one decimal; empty when not run
       QString exportDiff;  // how the outputs differ from what export recorded; empty when they agree
     };
-    // Apart: a table of 100k rows holds 6 MB of run state rather than 19 MB, which the GUI thread
-    // allocates when a program is shown.
+    // Apart: a table of 100k rows holds 6 MB of run state rather than 19 MB.
     mutable std::unique_ptr<Texts> texts;
+  };
+
+  /// Run state by row, made 4096 rows at a time when one of them first differs from not run: a
+  /// program shown before it runs allocates none of its 7 MB (for 100k nodes) on the GUI thread,
+  /// and a run's first reports fault in only the chunks they reach.
+  class RunStates {
+   public:
+    explicit RunStates(std::size_t rows = 0) : m_chunks((rows + kChunk - 1) / kChunk) {}
+    const RunState& operator[](std::size_t row) const {
+      const auto& chunk = m_chunks[row / kChunk];
+      return chunk ? (*chunk)[row % kChunk] : notRun();
+    }
+    RunState& writable(std::size_t row);
+    template <class F>
+    void forEachMade(F f) const {
+      for (const auto& chunk : m_chunks)
+        if (chunk)
+          for (const RunState& run : *chunk) f(run);
+    }
+
+   private:
+    static constexpr std::size_t kChunk = 4096;
+    static const RunState& notRun();
+    std::vector<std::unique_ptr<std::array<RunState, kChunk>>> m_chunks;
   };
 
   /// Looks at pending rows, lowest first, until none is left or the slice's budget is spent; queues
@@ -101,7 +124,7 @@ class FxTableModel : public QAbstractTableModel {
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.
   std::shared_ptr<const FxCells> m_rows = std::make_shared<const FxCells>();  // never null
   static_assert(std::tuple_size_v<FxCells::value_type> == kFxColumnCount);
-  std::vector<RunState> m_run;
+  RunStates m_run;
   mutable bool m_textsMade = false;  // whether any row's texts were made since setRows
   ExecutionMarks m_marks;  // as the last updateExecution took them
   RecordLookup m_records;  // the last updateExecution's, for the rows still pending

@@ -1,5 +1,6 @@
 #include "session/AsyncProgramLoader.h"
 
+#include "exec/ThreadPriority.h"
 #include "session/LoadWorker.h"
 
 namespace torchir::ui {
@@ -12,6 +13,7 @@ AsyncProgramLoader::AsyncProgramLoader(QObject* parent)
   m_worker = new LoadWorker(m_latestRequest);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  connect(&m_thread, &QThread::started, m_worker, [] { torchir::lowerThisThreadPriority(); });
   connect(m_worker, &LoadWorker::loaded, this, &AsyncProgramLoader::onWorkerLoaded);
   connect(m_worker, &LoadWorker::failed, this, &AsyncProgramLoader::onWorkerFailed);
   m_thread.setObjectName(QStringLiteral("torchir-loader"));

@@ -4,13 +4,18 @@
 #include <type_traits>
 #include <utility>
 
+#include "exec/ThreadPriority.h"
+
 namespace torchir::ui {
 
 /// Drops a reference on a pool thread. The last reference to a 30k-node program (or its view
 /// graph) frees millions of blocks, a tenth of a second the GUI thread must not spend.
 template <typename T>
 void releaseInBackground(std::shared_ptr<T> object) {
-  if (object) QThreadPool::globalInstance()->start([held = std::move(object)]() mutable { held.reset(); });
+  if (object) QThreadPool::globalInstance()->start([held = std::move(object)]() mutable {
+    torchir::lowerThisThreadPriority();
+    held.reset();
+  });
 }
 
 /// The same for a container the GUI thread lets go of: moved to a pool thread and destroyed there.

@@ -59,7 +59,9 @@ struct EngineReport {
   torchir::Diagnosis diagnosis;
   ComparisonPtr comparison;  // a Compare command's, when it could compare
 };
-using EngineReportPtr = std::shared_ptr<const EngineReport>;
+/// Not const: its one receiver (SessionController) moves the records out rather than copying 70k
+/// shared pointers, and the report's death then releases none of them on the GUI thread.
+using EngineReportPtr = std::shared_ptr<EngineReport>;
 
 /// Owns the engine Session and runs it on the engine thread; everything here runs on that thread.
 /// The GUI thread reaches it only through queued calls and the signals below.

@@ -39,6 +39,8 @@ SessionController::SessionController(QObject* parent)
   m_worker = new EngineWorker(m_controls);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  // the run and its reference (and the threads they start) give way to the window
+  connect(&m_thread, &QThread::started, m_worker, [] { torchir::lowerThisThreadPriority(); });
   connect(m_worker, &EngineWorker::started, this, &SessionController::onStarted);
   connect(m_worker, &EngineWorker::startFailed, this, &SessionController::onStartFailed);
   connect(m_worker, &EngineWorker::patchTried, this,
@@ -469,7 +471,7 @@ struct ReportTold {
 
 }  // namespace
 
-void SessionController::applyRecords(const EngineReport& report) {
+void SessionController::applyRecords(EngineReport& report) {
   if (report.restart) {
     // A restart of a 100k-node run drops 100k records: freed on a pool thread.
     destroyInBackground(std::exchange(m_records, std::vector<std::shared_ptr<const torchir::NodeRecord>>(m_records.size())));
@@ -478,9 +480,9 @@ void SessionController::applyRecords(const EngineReport& report) {
   for (std::size_t i = 0; i < report.records.size(); ++i) {
     const auto n = static_cast<std::size_t>(report.firstRecord) + i;
     if (n >= m_records.size()) break;
-    const auto& r = report.records[i];
+    auto& r = report.records[i];
     m_marks.executed[n] = r != nullptr;
-    if (r) m_records[n] = r;
+    if (r) m_records[n] = std::move(r);
   }
   m_marks.current = report.finished ? torchir::kNone : report.position;
   m_changedRecords = std::pair{static_cast<int>(report.firstRecord),

@@ -168,7 +168,7 @@ class SessionController : public QObject {
   void onReported(const torchir::ui::EngineReportPtr& report);
   void onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
   void onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
-  void applyRecords(const EngineReport& report);
+  void applyRecords(EngineReport& report);
   /// The parts of the GUI's run a capture holds (CaptureMapping).
   CapturedRun capturedRun();
   /// Bookmarks, notes, pins and changes belong to one program.

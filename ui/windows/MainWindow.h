@@ -97,6 +97,8 @@ class MainWindow : public QMainWindow {
   void exportGraph(const QString& format);
   void goToNode();
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
+  /// The title, status bar, banner and recent files for the program shown; then programShown.
+  void showProgramTitles(const LoadedProgram& program);
   void showLoadError(const QString& path, const QString& problem);
 
   /// The graph and the table show the selection unless they made it; the arguments panel follows.

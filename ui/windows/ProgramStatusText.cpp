@@ -19,14 +19,8 @@ QString programStatusText(const torchir::Program& program) {
   return parts.join(QStringLiteral(" · "));
 }
 
-const torchir::NodeComparison* firstDivergence(const ComparisonResult& comparison) {
-  for (const auto& n : comparison.nodes)
-    if (n.startsDivergence || n.makesNonfinite) return &n;
-  return nullptr;
-}
-
 QString comparisonStatusText(const ComparisonResult& c, const torchir::Program& program) {
-  const torchir::NodeComparison* first = firstDivergence(c);
+  const torchir::NodeComparison* first = c.firstDivergingNode();
   const QString name = first ? QString::fromStdString(program.node(first->a).name) : QString();
   QString text = QObject::tr("Compared %1 nodes with %2: ").arg(c.nodes.size()).arg(QString::fromStdString(c.reference));
   text += !first                  ? QObject::tr("no node diverges")

@@ -10,9 +10,6 @@ namespace torchir::ui {
 /// The permanent status-bar text for a program: "pt2 · torch 2.14.1 · 193 nodes".
 QString programStatusText(const torchir::Program& program);
 
-/// Where a comparison's trouble starts: its first node that starts a divergence or makes a NaN or
-/// Inf; nullptr when there is none.
-const torchir::NodeComparison* firstDivergence(const ComparisonResult& comparison);
 /// "Compared 12 nodes with float64: the first divergence is at 'sub'", with the nodes that only
 /// one side has.
 QString comparisonStatusText(const ComparisonResult& comparison, const torchir::Program& program);

@@ -6,13 +6,18 @@ namespace torchir::ui {
 
 RecentFilesMenu::RecentFilesMenu(QWidget* parent) : QMenu(tr("Open &Recent"), parent) {
   // Rebuilt on show: another studio window may have changed the list in QSettings since.
-  connect(this, &QMenu::aboutToShow, this, &RecentFilesMenu::rebuild);
+  connect(this, &QMenu::aboutToShow, this, [this] {
+    m_writer.waitForDone();  // an add a moment ago is in the list shown
+    rebuild();
+  });
+  m_writer.setMaxThreadCount(1);
   rebuild();
 }
 
 void RecentFilesMenu::add(const QString& path) {
-  m_files.add(path);
-  rebuild();
+  // QSettings writes its file as it is destroyed: a file written by the window's thread as a
+  // program opens.
+  m_writer.start([path] { RecentFiles().add(path); });
 }
 
 void RecentFilesMenu::rebuild() {
@@ -28,6 +33,7 @@ void RecentFilesMenu::rebuild() {
   }
   if (!paths.isEmpty()) addSeparator();
   QAction* clearAction = addAction(tr("&Clear Recent Files"), this, [this] {
+    m_writer.waitForDone();
     m_files.clear();
     rebuild();
   });

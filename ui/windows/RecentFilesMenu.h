@@ -1,5 +1,6 @@
 #pragma once
 #include <QMenu>
+#include <QThreadPool>
 
 #include "session/RecentFiles.h"
 
@@ -13,7 +14,8 @@ class RecentFilesMenu : public QMenu {
  public:
   explicit RecentFilesMenu(QWidget* parent);
 
-  /// A program was opened: it goes first.
+  /// A program was opened: it goes first, in the settings a moment later (written on a thread of
+  /// the menu's own) and in the menu when it is next shown.
   void add(const QString& path);
 
  Q_SIGNALS:
@@ -23,6 +25,7 @@ class RecentFilesMenu : public QMenu {
   void rebuild();
 
   RecentFiles m_files;
+  QThreadPool m_writer;  // one thread: the settings see the adds in the order they were made
 };
 
 }  // namespace torchir::ui
