@@ -103,6 +103,8 @@ class CompareTest : public QObject {
     QVERIFY(!s.at("mul_1").startsDivergence);  // it inherits the sub's error
     QVERIFY(s.at("mul_1").ownRel && *s.at("mul_1").ownRel < 1e-6);
     QVERIFY(!s.run->firstNonfinite());
+    // the record the studio keeps takes the user to the same node
+    QCOMPARE(s.nameOf(s.run->record("float64", nullptr).firstDivergingNode()), QStringLiteral("sub"));
   }
 
   void nanIsFoundAtTheOpThatMakesIt() {
@@ -112,6 +114,8 @@ class CompareTest : public QObject {
     QVERIFY(s.at("sqrt").metrics.nonfiniteA > 0);
     QVERIFY(!s.at("add").makesNonfinite);  // its NaN comes from its input
     QVERIFY(!s.run->firstDivergence());    // float64 makes the same NaNs
+    // the record the studio keeps takes the user where the NaN is made, not past it
+    QCOMPARE(s.nameOf(s.run->record("float64", nullptr).firstDivergingNode()), QStringLiteral("sqrt"));
     QStringList slice;
     for (NodeId n : s.run->backwardSlice(s.run->firstNonfinite()->a)) slice << QString::fromStdString(s.program.node(n).name);
     QCOMPARE(slice, (QStringList{"mul", "sub", "sqrt"}));

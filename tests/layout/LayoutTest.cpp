@@ -126,6 +126,11 @@ class LayoutTest : public QObject {
     const Program p = loadProgram(test::fixturePath(name.toStdString(), ".pt2"));
     LayoutEngine engine;
     engine.setProgram(p);
+    // What the graph keeps per node is what it would find each time.
+    for (const Node& n : p.nodes) {
+      QCOMPARE(engine.graph().drawnAs(n.id), drawnOp(p, n.id));
+      QCOMPARE(engine.graph().isOpBox(n.id), isOpNode(n) && !engine.graph().isFolded(n.id));
+    }
     const auto collapsed = engine.layout(FoldState::initial(engine.graph()));
     QVERIFY(collapsed);
     checkInvariants(p, *collapsed, false);
