@@ -34,8 +34,12 @@ LayoutEngine::LayoutEngine(TextMeasure measure) : m_measure(std::move(measure)) 
 LayoutEngine::~LayoutEngine() = default;
 
 void LayoutEngine::setProgram(const Program& program, ViewOptions options) {
+  setGraph(std::make_shared<const ViewGraph>(program, options));
+}
+
+void LayoutEngine::setGraph(std::shared_ptr<const ViewGraph> graph) {
   m_cache.clear();
-  m_graph = std::make_unique<ViewGraph>(program, options);
+  m_graph = std::move(graph);
 }
 
 Size LayoutEngine::boxSize(const std::vector<std::string>& lines) const {

@@ -26,6 +26,9 @@ class LayoutEngine {
   /// Starts over with another program, or the same drawn otherwise (drops the cache). The program
   /// must outlive its use here.
   void setProgram(const Program& program, ViewOptions options = {});
+  /// The same with a graph already built (the studio's own: 120 ms for 100k nodes, not built
+  /// twice). `graph` keeps what it points into alive or is outlived by it.
+  void setGraph(std::shared_ptr<const ViewGraph> graph);
   const ViewGraph& graph() const { return *m_graph; }
 
   /// The layout, or nullopt when `cancelled` said so (checked before every dot run).
@@ -49,7 +52,7 @@ class LayoutEngine {
 
   TextMeasure m_measure;
   DotLayouter m_dot;
-  std::unique_ptr<ViewGraph> m_graph;
+  std::shared_ptr<const ViewGraph> m_graph;
   std::map<Key, std::shared_ptr<const Level>> m_cache;
 };
 

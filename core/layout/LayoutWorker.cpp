@@ -18,11 +18,10 @@ LayoutWorker::~LayoutWorker() {
   m_thread.join();
 }
 
-void LayoutWorker::request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation,
-                           ViewOptions options) {
+void LayoutWorker::request(std::shared_ptr<const ViewGraph> graph, FoldState fold, uint64_t generation) {
   {
     std::lock_guard lock(m_mutex);
-    m_pending = Request{std::move(program), std::move(fold), generation, options};
+    m_pending = Request{std::move(graph), std::move(fold), generation};
   }
   m_wake.notify_all();
 }
@@ -31,8 +30,7 @@ void LayoutWorker::loop() {
   lowerThisThreadPriority();
   // The engine (and with it Graphviz) lives and dies on this thread.
   LayoutEngine engine(m_measure);
-  std::shared_ptr<const Program> current;  // keeps the engine's program alive
-  ViewOptions options;
+  std::shared_ptr<const ViewGraph> current;  // keeps the engine's graph (and its program) alive
   for (;;) {
     Request req;
     {
@@ -42,10 +40,9 @@ void LayoutWorker::loop() {
       req = std::move(*m_pending);
       m_pending.reset();
     }
-    if (req.program != current || !(req.options == options)) {
-      current = req.program;
-      options = req.options;
-      if (current) engine.setProgram(*current, options);
+    if (req.graph != current) {
+      current = req.graph;
+      if (current) engine.setGraph(current);
     }
     if (!current) continue;
     auto overtaken = [this] {

@@ -26,15 +26,15 @@ class LayoutWorker {
   LayoutWorker(const LayoutWorker&) = delete;
   LayoutWorker& operator=(const LayoutWorker&) = delete;
 
-  /// Replaces any request not yet started; a running one is cancelled at its next check.
-  void request(std::shared_ptr<const Program> program, FoldState fold, uint64_t generation, ViewOptions options = {});
+  /// Replaces any request not yet started; a running one is cancelled at its next check. `graph`
+  /// keeps its program alive (an aliasing pointer does).
+  void request(std::shared_ptr<const ViewGraph> graph, FoldState fold, uint64_t generation);
 
  private:
   struct Request {
-    std::shared_ptr<const Program> program;
+    std::shared_ptr<const ViewGraph> graph;
     FoldState fold;
     uint64_t generation = 0;
-    ViewOptions options;
   };
   void loop();
 

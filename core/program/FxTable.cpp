@@ -146,11 +146,16 @@ class Renderer {
 }  // namespace
 
 std::vector<FxRow> fxTable(const Program& program) {
-  Renderer r(program);
   std::vector<FxRow> rows;
   rows.reserve(program.nodes.size());
-  for (const auto& n : program.nodes) rows.push_back(r.row(n));
+  fxTableRows(program, 0, program.nodes.size(), [&rows](std::size_t, FxRow&& row) { rows.push_back(std::move(row)); });
   return rows;
+}
+
+void fxTableRows(const Program& program, std::size_t first, std::size_t last,
+                 const std::function<void(std::size_t, FxRow&&)>& take) {
+  const Renderer r(program);
+  for (std::size_t i = first; i < last && i < program.nodes.size(); ++i) take(i, r.row(program.nodes[i]));
 }
 
 }  // namespace torchir

@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,5 +15,10 @@ struct FxRow {
 
 /// The FX table of a program, row for row as Python prints it for the same graph.
 std::vector<FxRow> fxTable(const Program& program);
+
+/// Rows `first` to `last` (exclusive) of the same table, each handed to `take(row, cells)` as it
+/// is made. Reads the program only: several ranges may be made at once on several threads.
+void fxTableRows(const Program& program, std::size_t first, std::size_t last,
+                 const std::function<void(std::size_t, FxRow&&)>& take);
 
 }  // namespace torchir

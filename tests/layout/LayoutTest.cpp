@@ -300,7 +300,8 @@ class LayoutTest : public QObject {
         seen.push_back(gen);
         cv.notify_all();
       });
-      for (uint64_t g = 1; g <= 5; ++g) worker.request(p, g % 2 ? FoldState::all(*p) : FoldState::toDepth(*p, 0), g);
+      const auto graph = std::make_shared<const ViewGraph>(*p);
+      for (uint64_t g = 1; g <= 5; ++g) worker.request(graph, g % 2 ? FoldState::all(*p) : FoldState::toDepth(*p, 0), g);
       std::unique_lock lock(mu);
       QVERIFY(cv.wait_for(lock, std::chrono::seconds(30), [&] { return !seen.empty() && seen.back() == 5; }));
     }

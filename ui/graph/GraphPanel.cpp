@@ -139,7 +139,8 @@ void GraphPanel::requestLayout(After after) {
     setBusy(true);
     Q_EMIT layoutStarted();
   }
-  m_worker->request(m_graph->programPtr(), m_fold, generation, m_graph->options());
+  // The panel's own graph, which keeps the program alive: the layout thread builds none of its own.
+  m_worker->request(std::shared_ptr<const layout::ViewGraph>(m_graph, m_graph->graph.get()), m_fold, generation);
 }
 
 void GraphPanel::onLayout(uint64_t generation, const std::shared_ptr<layout::Layout>& l) {
@@ -225,7 +226,7 @@ void GraphPanel::setComparison(ComparisonPtr comparison) {
 }
 
 void GraphPanel::tintNodes() {
-  std::vector<QColor> byNode;
+  std::vector<QRgb> byNode;
   std::map<int, QColor> byModule;
   std::vector<bool> inSlice;
   if (m_comparison && m_graph) {
@@ -260,12 +261,14 @@ void GraphPanel::tintNodes() {
     };
     QColor colors[5];
     for (int severity = 0; severity < 5; ++severity) colors[severity] = severityColor(severity);
+    QRgb rgbs[5];
+    for (int severity = 0; severity < 5; ++severity) rgbs[severity] = colors[severity].rgba();
     for (const auto& c : m_comparison->nodes) {
       const int severity = comparisonSeverity(c, m_legend->metric(), m_comparison.get());
       if (severity < 0 || severity > 4 || static_cast<std::size_t>(c.a) >= byNode.size()) continue;
       const NodeId box = boxNode(c.a);
       if (box < 0 || static_cast<std::size_t>(box) >= byNode.size()) continue;
-      byNode[static_cast<std::size_t>(box)] = colors[severity];
+      byNode[static_cast<std::size_t>(box)] = rgbs[severity];
       if (!g.isOpBox(box)) continue;
       if (const int level = collapsedAbove(g.drawnIn(box)); level > 0)
         worst[static_cast<std::size_t>(level)] = std::max(worst[static_cast<std::size_t>(level)], severity);

@@ -180,7 +180,7 @@ void GraphScene::addGrouped(QGraphicsItem* item, double z) {
 void GraphScene::applyMarks(BoxItem* item) const {
   item->setStatus(m_marks.status(item->node()));
   const auto n = static_cast<std::size_t>(item->node());
-  item->setTint(n < m_tints.size() ? m_tints[n] : QColor());
+  item->setTint(tintOf(n));
   item->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
   item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
   item->setPatched(m_marks.isPatched(item->node()));
@@ -216,7 +216,11 @@ void GraphScene::setModuleStatus(std::map<int, NodeStatus> byLevel) {
   }
 }
 
-void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice) {
+QColor GraphScene::tintOf(std::size_t node) const {
+  return node < m_tints.size() && m_tints[node] != 0 ? QColor::fromRgba(m_tints[node]) : QColor();
+}
+
+void GraphScene::setTints(std::vector<QRgb> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice) {
   m_tints = std::move(byNode);
   m_moduleTints = std::move(byModule);
   m_inSlice = std::move(inSlice);
@@ -226,7 +230,7 @@ void GraphScene::setTints(std::vector<QColor> byNode, std::map<int, QColor> byMo
       b->setTint(it == m_moduleTints.end() ? QColor() : it->second);
     } else if (b->kind() == layout::BoxKind::Op && b->node() >= 0) {
       const auto n = static_cast<std::size_t>(b->node());
-      b->setTint(n < m_tints.size() ? m_tints[n] : QColor());
+      b->setTint(tintOf(n));
       b->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
     }
   }

@@ -43,10 +43,10 @@ class GraphScene : public QGraphicsScene {
   void setMarks(const ExecutionMarks& marks);
   /// Marks collapsed module boxes (by ViewGraph level) that hide the current or failed node.
   void setModuleStatus(std::map<int, NodeStatus> byLevel);
-  /// A comparison's colours: of op boxes by NodeId (invalid: none), of collapsed module boxes by
-  /// level. Kept for the boxes of later layouts.
-  /// `inSlice`: by NodeId, the nodes of a first NaN's backward slice.
-  void setTints(std::vector<QColor> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice = {});
+  /// A comparison's colours: of op boxes by NodeId (0: none; 4 bytes a node, not a QColor's 16,
+  /// for 170k nodes at the end of each comparison), of collapsed module boxes by level. Kept for
+  /// the boxes of later layouts. `inSlice`: by NodeId, the nodes of a first NaN's backward slice.
+  void setTints(std::vector<QRgb> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice = {});
   /// The colour the box of `node` (or of collapsed module `level`) shows; invalid when none.
   QColor shownTint(NodeId node) const;
   QColor shownModuleTint(int level) const;
@@ -93,7 +93,8 @@ class GraphScene : public QGraphicsScene {
   std::vector<FrameItem*> m_frames;       // by Layout::frames index
   std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
   ExecutionMarks m_marks;
-  std::vector<QColor> m_tints;         // by NodeId
+  QColor tintOf(std::size_t node) const;
+  std::vector<QRgb> m_tints;           // by NodeId; 0 for none
   std::vector<bool> m_inSlice;         // by NodeId
   std::map<int, QColor> m_moduleTints;  // by module level
   std::map<int, NodeStatus> m_moduleStatus;

@@ -17,8 +17,6 @@ struct ProgramGraph {
 
   static std::shared_ptr<const ProgramGraph> build(LoadedProgramPtr program, layout::ViewOptions options = {});
   layout::ViewOptions options() const { return graph->options(); }
-  /// The program as LayoutWorker takes it, sharing ownership with the LoadedProgram.
-  std::shared_ptr<const Program> programPtr() const { return {program, &program->program}; }
 };
 
 }  // namespace torchir::ui

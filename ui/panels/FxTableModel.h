@@ -132,7 +132,7 @@ class FxTableModel : public QAbstractTableModel {
   std::size_t m_pendingCount = 0;
   int m_firstPending = 0;  // no pending row below it
   bool m_sliceQueued = false;
-  qint64 m_sliceBudgetNs = 6'000'000;
+  qint64 m_sliceBudgetNs = 4'000'000;
   std::shared_ptr<const torchir::Program> m_exported;
   ComparisonPtr m_comparison;
 };

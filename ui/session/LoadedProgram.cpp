@@ -6,7 +6,7 @@
 namespace torchir::ui {
 
 void deriveViews(LoadedProgram& loaded) {
-  loaded.fxCells = toFxCells(torchir::fxTable(loaded.program));
+  loaded.fxCells = fxCellsOf(loaded.program);
   loaded.quantizedLayers = torchir::quantizedLayers(loaded.program);
   loaded.missingData = loaded.program.missingData();
   loaded.weightsOfOtherDtype = torchir::weightsOfOtherDtype(loaded.program);
