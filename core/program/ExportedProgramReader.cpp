@@ -433,7 +433,8 @@ class Builder {
   };
 
   void readNode(od::object sn) {
-    std::string serializedTarget, name;
+    std::string_view serializedTarget;  // in the parser's buffer, which outlives this node
+    std::string name;
     bool hasTarget = false, hasInputs = false, hasOutputs = false;
     std::vector<PendingArgument> inputs;
     std::vector<OutputDecl> outs;
@@ -473,7 +474,8 @@ class Builder {
     if (name.empty() && outs.size() == 1 && outs[0].kind != OutputDecl::None && outs[0].kind != OutputDecl::Tensors &&
         outs[0].kind != OutputDecl::Other)
       name = outs[0].names.front();
-    const std::string target = displayTarget(serializedTarget);
+    const Target& shared = targetOf(serializedTarget);
+    const std::string& target = shared.display;
     if (name.empty()) name = fxDefaultName(target);
     const NodeId id = newNode(Opcode::CallFunction, name, target);
     Node& node = m_p.nodes[id];
@@ -495,10 +497,23 @@ class Builder {
       o.debugHandle = debugHandle;
       node.origin = std::make_shared<const NodeOrigin>(std::move(o));
     }
-    auto& shared = m_targets[serializedTarget];
-    if (!shared) shared = std::make_shared<const std::string>(serializedTarget);
-    node.serializedTarget = shared;
+    node.serializedTarget = shared.serialized;
     readNodeOutputs(outs, hopSingle, id);
+  }
+
+  /// A target as the file names it and as torch.export.load shows it, made once per distinct one.
+  struct Target {
+    std::shared_ptr<const std::string> serialized;
+    std::string display;
+  };
+  const Target& targetOf(std::string_view serialized) {
+    auto it = m_targets.find(serialized);
+    if (it == m_targets.end()) {
+      std::string key(serialized);
+      Target t{std::make_shared<const std::string>(key), displayTarget(key)};
+      it = m_targets.emplace(std::move(key), std::move(t)).first;
+    }
+    return it->second;
   }
 
   /// A NamedArgument: name, kind (2: keyword) and the argument. A graph argument's body is read
@@ -693,7 +708,12 @@ class Builder {
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
   SharedTexts<std::string> m_stackTraces;
-  std::unordered_map<std::string, std::shared_ptr<const std::string>> m_targets;  // one text per distinct target
+  /// Looked up by the text in the parser's buffer, without a copy of it.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Target, TextHash, std::equal_to<>> m_targets;  // by the file's text
   SharedTexts<ModuleStack> m_moduleStacks;
   od::parser m_parser;  // for the texts read after the graph's (its outputs)
   simdjson::padded_string m_padded;

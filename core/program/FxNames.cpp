@@ -40,14 +40,21 @@ std::string fxDefaultName(const std::string& target) {
   return name;
 }
 
+std::string_view UniqueNames::nameOf(int32_t id) const {
+  const auto& [offset, length] = m_spans[static_cast<std::size_t>(id)];
+  return std::string_view(m_text).substr(offset, length);
+}
+
 std::string UniqueNames::take(const std::string& name) {
   std::string candidate = name;
-  if (m_taken.count(candidate)) {
+  if (taken(candidate)) {
     std::size_t& k = m_nextSuffix[name];
     do candidate = name + "_" + std::to_string(++k);
-    while (m_taken.count(candidate));
+    while (taken(candidate));
   }
-  m_taken.insert(candidate);
+  m_spans.emplace_back(m_text.size(), candidate.size());
+  m_text += candidate;
+  m_index.insert(static_cast<int32_t>(m_spans.size() - 1));
   return candidate;
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // How torch.export.load names what it rebuilds: node targets as str() shows them, and the names
 // FX gives nodes, so the FX table reads as Python prints it.
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
+#include <vector>
+
+#include "NameIndex.h"
 
 namespace torchir {
 
@@ -20,12 +24,27 @@ std::string fxDefaultName(const std::string& target);
 
 /// FX's Graph namespace: a taken name gets `_1`, `_2`, ... Each name remembers the suffix it
 /// reached (names are never released), so 30k nodes of one name cost linear time, not quadratic.
+/// The names taken are kept end to end in one buffer, found through a NameIndex: no allocation
+/// per name (170k of them in a 100k-op program).
 class UniqueNames {
  public:
+  UniqueNames() = default;
+  UniqueNames(const UniqueNames&) = delete;  // the index reads names through `this`
+  UniqueNames& operator=(const UniqueNames&) = delete;
+
   std::string take(const std::string& name);
 
  private:
-  std::unordered_set<std::string> m_taken;
+  struct Taken {
+    const UniqueNames* names;
+    std::string_view operator()(int32_t id) const { return names->nameOf(id); }
+  };
+  std::string_view nameOf(int32_t id) const;
+  bool taken(std::string_view name) const { return m_index.find(name) >= 0; }
+
+  std::string m_text;                                    // every name taken, end to end
+  std::vector<std::pair<std::size_t, std::size_t>> m_spans;  // by id: offset and length in m_text
+  NameIndex<Taken> m_index{Taken{this}};
   std::unordered_map<std::string, std::size_t> m_nextSuffix;
 };
 
