@@ -45,6 +45,14 @@ struct OutputDecl {
   std::string serializedKind;
 };
 
+/// Maps keyed by text, looked up by a view of it without a copy.
+struct TextHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class T>
+using ByText = std::unordered_map<std::string, T, TextHash, std::equal_to<>>;
+
 /// What is made from a JSON string that many nodes repeat (stack traces, module stacks): made once
 /// per distinct text and shared. A text is known by its raw token, so a repeat is neither
 /// unescaped nor copied; the first sight of each is read (and checked) as a string.
@@ -53,15 +61,14 @@ class SharedTexts {
  public:
   template <class Make>
   const std::shared_ptr<const T>& of(const json::Reader& r, od::value v, std::string_view what, Make make) {
-    m_key.assign(v.raw_json_token());
-    auto it = m_made.find(m_key);
-    if (it == m_made.end()) it = m_made.emplace(m_key, std::make_shared<const T>(make(r.string(v, what)))).first;
+    const std::string_view token = v.raw_json_token();
+    auto it = m_made.find(token);
+    if (it == m_made.end()) it = m_made.emplace(std::string(token), std::make_shared<const T>(make(r.string(v, what)))).first;
     return it->second;
   }
 
  private:
-  std::unordered_map<std::string, std::shared_ptr<const T>> m_made;
-  std::string m_key;
+  ByText<std::shared_ptr<const T>> m_made;
 };
 
 ValueKind valueKindOf(OutputDecl::Kind k) {
@@ -708,12 +715,7 @@ class Builder {
   bool m_singleTensorReturn = false;
   UniqueNames m_names;
   SharedTexts<std::string> m_stackTraces;
-  /// Looked up by the text in the parser's buffer, without a copy of it.
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, Target, TextHash, std::equal_to<>> m_targets;  // by the file's text
+  ByText<Target> m_targets;  // by the file's text
   SharedTexts<ModuleStack> m_moduleStacks;
   od::parser m_parser;  // for the texts read after the graph's (its outputs)
   simdjson::padded_string m_padded;

@@ -226,6 +226,8 @@ void Pt2Archive::Impl::open(const std::string& path) {
   }
   const bool rooted =
       !prefix.empty() && std::all_of(all.begin(), all.end(), [&](const auto& a) { return a.first.rfind(prefix, 0) == 0; });
+  entries.reserve(all.size());  // bounded by the directory read above: 140k records, never rehashed
+  records.reserve(all.size());
   for (const auto& [name, e] : all) {
     std::string record = rooted ? name.substr(prefix.size()) : name;
     if (record.empty() || record.back() == '/') continue;  // folder entries hold nothing

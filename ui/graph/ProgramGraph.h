@@ -12,7 +12,7 @@ namespace torchir::ui {
 
 struct ProgramGraph {
   LoadedProgramPtr program;
-  std::unique_ptr<layout::ViewGraph> graph;
+  std::shared_ptr<const layout::ViewGraph> graph;  // the loader's when the options are its
   layout::FoldState initialFold;
 
   static std::shared_ptr<const ProgramGraph> build(LoadedProgramPtr program, layout::ViewOptions options = {});

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "capture/CaptureFile.h"
+#include "layout/ViewGraph.h"
 #include "program/Program.h"
 #include "program/WeightsFile.h"
 #include "session/FxCells.h"
@@ -25,13 +26,15 @@ struct LoadedProgram {
   /// load banner tells): each walks every weight, 70k of them in a 100k-node program.
   std::vector<std::string> missingData;
   std::vector<torchir::WeightOfOtherDtype> weightsOfOtherDtype;
+  /// The graph the view draws with its default options, built beside the cells: the window lays
+  /// the program out as soon as it has it (a 100k-node graph takes 130 ms to build).
+  std::shared_ptr<const torchir::layout::ViewGraph> viewGraph;
   /// The capture the program was opened from (request.capturePath), else null.
   std::shared_ptr<const torchir::Capture> capture;
 };
 
-/// What the views derive from `loaded.program` (the FX table's cells, the quantized layers, the
-/// weights' problems), made
-/// on the thread that read it.
+/// What the views derive from `loaded.program` (the FX table's cells, the view graph, the quantized
+/// layers, the weights' problems), made off the GUI thread: on the one that read it and beside it.
 void deriveViews(LoadedProgram& loaded);
 
 // Shared and const: handed across threads by signal, then read by several views.
