@@ -2,6 +2,8 @@
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdio>
@@ -20,10 +22,31 @@ std::mutex& graphvizMutex() {
   return m;
 }
 
+/// Graphviz's dot layout installed beside our binaries (the Python wheel's lib/, on their RUNPATH),
+/// or null. A system Graphviz keeps its plugins in a folder of its own that the dynamic loader does
+/// not search, so there this finds nothing.
+gvplugin_library_t* dotLayoutBesideUs() {
+  static gvplugin_library_t* const library = [] {
+    void* plugin = dlopen("libgvplugin_dot_layout.so.6", RTLD_NOW | RTLD_LOCAL);
+    return plugin ? static_cast<gvplugin_library_t*>(dlsym(plugin, "gvplugin_dot_layout_LTX_library")) : nullptr;
+  }();
+  return library;
+}
+
+/// With our own dot layout, a context of that plugin alone: Graphviz then reads no plugin config, so
+/// a system Graphviz's plugins, linked against another copy of its libraries, are never loaded.
+/// Without it, the system Graphviz's plugins as its config lists them.
+GVC_t* newContext() {
+  // Graphviz keeps a pointer to the list: it lives as long as the process.
+  static const lt_symlist_t builtins[] = {{"gvplugin_dot_layout_LTX_library", dotLayoutBesideUs()},
+                                          {nullptr, nullptr}};
+  return builtins[0].address ? gvContextPlugins(builtins, 0) : gvContext();
+}
+
 }  // namespace
 
 struct DotLayouter::Context {
-  GVC_t* gvc = gvContext();
+  GVC_t* gvc = newContext();
   ~Context() { gvFreeContext(gvc); }
 };
 

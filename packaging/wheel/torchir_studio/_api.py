@@ -1,0 +1,286 @@
+"""open, run, check and compare from Python: thin over the torchir command line and the studio.
+
+A program given as an object (an ExportedProgram, a pytorch-ir IR) is written to a folder of its
+own first (torch.export.save, IR.save), and tensors given as objects (inputs, weights) as
+safetensors; the command then runs on those files exactly as it would from a shell, and its --json
+comes back as Python data.
+"""
+
+import builtins
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from ._environment import TorchirError, binary, child_environment, torch_problem
+
+_STAGING_PREFIX = "torchir-open-"
+
+
+def _require_torch_binaries():
+    problem = torch_problem()
+    if problem is not None:
+        raise TorchirError(problem)
+
+
+def _torch():
+    try:
+        import torch
+    except Exception as e:  # a broken install raises more than ImportError
+        raise TorchirError(f"torch cannot be imported in this environment ({sys.prefix}): {e}") from e
+    return torch
+
+
+class _Files:
+    """The folder that holds what an object stands for as a file, made on first use."""
+
+    def __init__(self):
+        self.folder = None
+
+    def path(self, name):
+        if self.folder is None:
+            self.folder = tempfile.mkdtemp(prefix=_STAGING_PREFIX)
+        return os.path.join(self.folder, name)
+
+    def remove(self):
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def program(self, program, name):
+        """A path to the program: itself when it is one, else the file written for it."""
+        if isinstance(program, (str, os.PathLike)):
+            return os.fspath(program)
+        torch = _torch()
+        if isinstance(program, torch.export.ExportedProgram):
+            path = self.path(name + ".pt2")
+            torch.export.save(program, path)
+            return path
+        if type(program).__module__.split(".")[0] == "torch_ir" and hasattr(program, "save"):
+            path = self.path(name + ".json")  # pytorch-ir's IR: its weights come apart (weights=)
+            program.save(path)
+            return path
+        raise TypeError(
+            f"program: expected an ExportedProgram, a pytorch-ir IR or a path, not {type(program).__name__}")
+
+    def tensors(self, tensors, name, what):
+        """A path to a .safetensors file for inputs or weights given as a path, a dict of tensors
+        (by name) or, for inputs, a tensor or a tuple or list of them (input_0, input_1, ...)."""
+        if tensors is None:
+            return None
+        if isinstance(tensors, (str, os.PathLike)):
+            return os.fspath(tensors)
+        torch = _torch()
+        if isinstance(tensors, dict):
+            named = dict(tensors)
+        elif what == "inputs":
+            leaves = [tensors] if isinstance(tensors, torch.Tensor) else torch.utils._pytree.tree_leaves(tensors)
+            named = {f"input_{i}": t for i, t in enumerate(leaves)}
+        else:
+            raise TypeError(f"{what}: expected a path or a dict of tensors, not {type(tensors).__name__}")
+        return _save_tensors(torch, named, self.path(name + ".safetensors"), what)
+
+
+def _save_tensors(torch, named, path, what):
+    from safetensors.torch import save_file
+
+    out, storages = {}, set()
+    for key, t in named.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what}: {key} is a {type(t).__name__}, not a tensor")
+        t = t.detach().cpu().contiguous()
+        # safetensors refuses tensors that share memory (tied weights, views of one input)
+        storage = t.untyped_storage().data_ptr()
+        if storage in storages:
+            t = t.clone()
+        storages.add(storage)
+        out[str(key)] = t
+    save_file(out, path)
+    return path
+
+
+def _one_line(stderr, fallback):
+    """The command's error line (`error: FILE: what`), else its last line, else `fallback`."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    return (errors or lines or [fallback])[-1]
+
+
+def _threads(threads):
+    """The intra-op thread count: the caller's torch's by default, for eager's bits."""
+    if threads is None and "torch" in sys.modules:
+        threads = sys.modules["torch"].get_num_threads()
+    return [] if threads is None else ["--threads", str(int(threads))]
+
+
+def _command(verb, arguments):
+    """Runs `torchir VERB ARGUMENTS --json`; a finished command's JSON (also when it reports a failing
+    node or a divergence, exit 1), else TorchirError with its one-line error."""
+    _require_torch_binaries()
+    process = subprocess.run([binary("torchir"), verb, *arguments, "--json"], capture_output=True, text=True,
+                             env=child_environment())
+    if process.returncode not in (0, 1) or not process.stdout.strip():
+        raise TorchirError(_one_line(process.stderr, f"torchir {verb} exited with {process.returncode}"))
+    try:
+        return json.loads(process.stdout)
+    except json.JSONDecodeError as e:
+        raise TorchirError(f"torchir {verb} printed no JSON: {e}") from e
+
+
+def _option(name, value):
+    return [] if value is None else [name, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+
+
+def run(program, inputs=None, *, weights=None, constants=None, threads=None, options=()):
+    """Runs the program node by node. Returns `torchir run --json` as a dict whose "outputs" are the
+    output tensors (a finished run) and whose "diagnosis" explains the node where a run stopped.
+
+    program: an ExportedProgram, a pytorch-ir IR or a path; inputs: tensors (a tensor, a tuple or list
+    of them as the program takes them, a dict by input name) or a .safetensors path; None runs the
+    program's example inputs. weights, constants: a dict of tensors or a file. options: further
+    command-line options (["--stop-on", "nan"], say)."""
+    files = _Files()
+    try:
+        path = files.program(program, "program")
+        outputs = files.path("outputs.safetensors")
+        result = _command("run", [path, *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                                  *_option("--weights", files.tensors(weights, "weights", "weights")),
+                                  *_option("--constants", files.tensors(constants, "constants", "constants")),
+                                  *_threads(threads), "--save-outputs", outputs, *options])
+        if result.get("status") == "finished" and os.path.exists(outputs):
+            from safetensors.torch import load_file
+
+            saved = load_file(outputs)
+            result["outputs"] = [saved[f"output_{i}"] for i in range(len(result.get("outputs", [])))]
+        return result
+    finally:
+        files.remove()
+
+
+def check(program, inputs=None, *, weights=None, constants=None, options=()):
+    """What would stop a run, found without running it: `torchir check --json` as a dict."""
+    files = _Files()
+    try:
+        return _command("check", [files.program(program, "program"),
+                                  *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                                  *_option("--weights", files.tensors(weights, "weights", "weights")),
+                                  *_option("--constants", files.tensors(constants, "constants", "constants")),
+                                  *options])
+    finally:
+        files.remove()
+
+
+def compare(a, b=None, against="float64", inputs=None, *, weights=None, weights_b=None, constants=None,
+            inputs_b=None, tolerance=None, sensitivity=False, threads=None, options=()):
+    """Runs `a` in lockstep with a reference: `b` (another program, an older export say) or `a` itself
+    in `against` (float64, float32, float16, bfloat16, cuda). Returns `torchir compare --json`: the
+    first divergence, the first NaN/Inf, the worst nodes, every node's metrics."""
+    files = _Files()
+    try:
+        programs = [files.program(a, "program")]
+        if b is not None:
+            programs.append(files.program(b, "reference"))
+        return _command("compare", [*programs, *_option("--against", None if b is not None else against),
+                                    *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                                    *_option("--inputs-b", files.tensors(inputs_b, "inputs_b", "inputs")),
+                                    *_option("--weights", files.tensors(weights, "weights", "weights")),
+                                    *_option("--weights-b", files.tensors(weights_b, "weights_b", "weights")),
+                                    *_option("--constants", files.tensors(constants, "constants", "constants")),
+                                    *_option("--tolerance", tolerance), *(["--sensitivity"] if sensitivity else []),
+                                    *_threads(threads), *options])
+    finally:
+        files.remove()
+
+
+class Studio:
+    """A torchir-studio window started by open(). Its files live until it exits."""
+
+    def __init__(self, process, files, log):
+        self._process, self._files, self._log = process, files, log
+
+    @property
+    def pid(self):
+        return self._process.pid
+
+    def running(self):
+        return self._process.poll() is None
+
+    def wait(self, timeout=None):
+        """Waits for the window to close; raises TorchirError with the studio's error line when it failed."""
+        code = self._process.wait(timeout)
+        with _read(self._log) as log:
+            stderr = log.read()
+        self._files.remove()
+        if code != 0:
+            raise TorchirError(_one_line(stderr, f"torchir-studio exited with {code}"))
+        return code
+
+    def close(self):
+        """Closes the window (the user's unsaved work with it) and removes its files."""
+        if self.running():
+            self._process.terminate()
+        try:
+            self.wait()
+        except TorchirError:
+            pass
+
+    def __repr__(self):
+        state = "running" if self.running() else f"exited ({self._process.returncode})"
+        return f"<torchir_studio.Studio pid {self.pid}, {state}>"
+
+
+def _read(path):
+    return builtins.open(path, encoding="utf-8", errors="replace")  # open() below is ours
+
+
+def _remove_finished_stagings():
+    """The folders of earlier open() calls whose studio has exited."""
+    root = tempfile.gettempdir()
+    for entry in os.listdir(root):
+        folder = os.path.join(root, entry)
+        if not entry.startswith(_STAGING_PREFIX) or not os.path.isfile(os.path.join(folder, "studio.pid")):
+            continue
+        try:
+            with _read(os.path.join(folder, "studio.pid")) as f:
+                os.kill(int(f.read()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            pass
+
+
+def open(program, inputs=None, *, weights=None, constants=None, block=False, name="program", screenshot=None):
+    """Opens the program in torchir-studio. Returns a Studio at once (block=False) or when its window
+    closes (block=True).
+
+    program: an ExportedProgram, a pytorch-ir IR or a path (.pt2 or IR JSON); inputs: as for run();
+    weights: the IR's weights (a state dict or a file); name: the file name the window shows;
+    screenshot: save a PNG of the window once the program is shown, then close."""
+    _require_torch_binaries()
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                                  or os.environ.get("QT_QPA_PLATFORM")):
+        raise TorchirError("torchir-studio needs a display: DISPLAY is not set")
+    _remove_finished_stagings()
+    files = _Files()
+    try:
+        arguments = [files.program(program, name),
+                     *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                     *_option("--weights", files.tensors(weights, "weights", "weights")),
+                     *_option("--constants", files.tensors(constants, "constants", "constants")),
+                     *_option("--screenshot", screenshot)]
+        log = files.path("studio.log")
+        with builtins.open(log, "w") as stderr:
+            process = subprocess.Popen([binary("torchir-studio"), *arguments], stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=stderr, env=child_environment(),
+                                       start_new_session=True)
+        with builtins.open(files.path("studio.pid"), "w") as f:
+            f.write(str(process.pid))
+    except BaseException:
+        files.remove()
+        raise
+    studio = Studio(process, files, log)
+    if block:
+        studio.wait()
+    return studio
