@@ -63,6 +63,23 @@ def build_wheel(root, out):
     return p.stdout.strip().splitlines()[-1]
 
 
+def fill_wheelhouse(venv, torch_pin, cwd):
+    """The wheels of the pinned torch and of what the wheel needs besides, downloaded once into the
+    cache (a few GB: torch's CUDA libraries come as wheels of their own); installs then need no index."""
+    cache = os.path.expanduser(os.environ.get("TORCHIR_CACHE", "~/.cache/torchir"))
+    wheelhouse = f"{cache}/wheelhouse/torch-{torch_pin}"
+    stamp = f"{wheelhouse}/.complete"
+    if not os.path.exists(stamp):
+        os.makedirs(wheelhouse, exist_ok=True)
+        t0 = time.perf_counter()
+        run([f"{venv}/bin/pip", "download", "-q", "-d", wheelhouse, f"torch=={torch_pin}", "safetensors", "numpy"],
+            cwd, clean_env(venv), timeout=3600)
+        open(stamp, "w").close()
+        print(f"wheelhouse: torch=={torch_pin} and its dependencies downloaded once into {wheelhouse} "
+              f"in {time.perf_counter() - t0:.0f} s")
+    return wheelhouse
+
+
 def make_venv(path, cwd):
     shutil.rmtree(path, ignore_errors=True)
     run([SYSTEM_PYTHON, "-m", "venv", path], cwd, None)
@@ -226,9 +243,12 @@ def main():
     try:
         torch_pin = open(f"{args.root}/scripts/requirements.txt").read().split("torch==")[1].split()[0]
         venv = make_venv(f"{work}/env", work)
+        wheelhouse = fill_wheelhouse(venv, torch_pin, work)
         t0 = time.perf_counter()
-        run([f"{venv}/bin/pip", "install", "-q", f"torch=={torch_pin}", wheel], work, clean_env(venv))
-        print(f"pip install torch=={torch_pin} and the wheel into a fresh environment: {time.perf_counter() - t0:.0f} s")
+        run([f"{venv}/bin/pip", "install", "-q", "--no-index", "--find-links", wheelhouse, wheel], work,
+            clean_env(venv))
+        print(f"pip install of the wheel and torch=={torch_pin} (from {wheelhouse}) into a fresh environment: "
+              f"{time.perf_counter() - t0:.0f} s")
 
         version = run(["torchir", "--version"], work, clean_env(venv)).stdout.strip()
         if torch_pin not in version:
