@@ -10,7 +10,9 @@ any path, a user's commands run:
   one-line error; `torchir_studio.open(ep)` shows the studio's window under Xvfb (OUT/studio.png);
 - torch of another version (an older torch's environment on the path) + the wheel: `torchir` and
   `import torchir_studio` say in one line which torch is there and which is needed;
-- no torch + the wheel: the same, saying there is none.
+- no torch + the wheel: the same, saying there is none;
+- a Debian 12 root with no Qt and no Graphviz, only Python and the base system's X11 and GL
+  (bare_system.sh; where root and the root's tarball are there): the commands and the studio.
 
 Usage: check_wheel.py --root REPO --fixtures DIR --out DIR [--other-torch VENV]
 Exit 77 (skipped) only where the wheel's build tools cannot be installed.
@@ -224,6 +226,21 @@ def check_other_torch(wheel, work, other, label, need):
         print(f"{label}: {os.path.basename(cmd[0])}: {last}")
 
 
+def check_bare_system(wheel, wheelhouse, out):
+    """The wheel on a Debian root with only Python and the base system's X11/GL (bare_system.sh)."""
+    xvfb, display = start_xvfb()
+    try:
+        p = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "bare_system.sh"), wheel,
+                            wheelhouse, out], capture_output=True, text=True, env=dict(os.environ, DISPLAY=display),
+                           timeout=1800)
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+    if p.returncode not in (0, 77):
+        fail(f"bare_system.sh exited {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    print(p.stdout.strip())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -273,6 +290,7 @@ def main():
         else:
             print(f"another torch: not checked: no environment at {args.other_torch}")
         check_other_torch(wheel, work, None, "no torch", torch_pin)
+        check_bare_system(wheel, wheelhouse, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("check_wheel: ok")

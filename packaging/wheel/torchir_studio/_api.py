@@ -102,10 +102,12 @@ def _save_tensors(torch, named, path, what):
 
 
 def _one_line(stderr, fallback):
-    """The command's error line (`error: FILE: what`), else its last line, else `fallback`."""
+    """The command's error line (`error: FILE: what`), else the line that says what could not be
+    done (Qt's "Could not load the Qt platform plugin ..."), else the last line, else `fallback`."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
-    return (errors or lines or [fallback])[-1]
+    failures = [line for line in lines if "could not" in line.lower() or "cannot" in line.lower()]
+    return (errors or failures[:1] or lines or [fallback])[-1]
 
 
 def _threads(threads):

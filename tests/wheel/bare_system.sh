@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The wheel on a system with nothing of ours: a clean Debian 12 root (debootstrap minbase, the one
+# packaging/test-install.sh makes) given only Python and the libraries a manylinux_2_35 wheel may
+# expect of the base system (X11, GL, glib, expat, zlib; wheel/system-libraries.txt's X11 and GL
+# libraries) and fonts. No Qt, no Graphviz. There: pip installs the wheel and the pinned torch
+# from WHEELHOUSE without an index; `torchir --version`, `torchir run` of the demo program, and
+# torchir-studio on the demo under the X server DISPLAY names (its socket is lent to the root),
+# saving OUT/bare_studio.png. Needs root. Exit 77 where the root tarball is not there.
+# Usage: bare_system.sh WHEEL WHEELHOUSE OUT
+set -euo pipefail
+wheel=$1 wheelhouse=$2 out=$3
+base=${TORCHIR_CACHE:-$HOME/.cache/torchir}/debian12-minbase.tar
+[ "$(id -u)" -eq 0 ] || { echo "bare system: not checked: needs root (chroot)"; exit 77; }
+[ -f "$base" ] || { echo "bare system: not checked: no $base (packaging/test-install.sh makes it)"; exit 77; }
+
+jail=$(mktemp -d /tmp/torchir-bare.XXXXXX)
+mounts=("$jail/proc" "$jail/dev" "$jail/dev/pts" "$jail/wheelhouse" "$jail/tmp/.X11-unix")
+cleanup() {
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}" 2>/dev/null || true; done
+  for m in "${mounts[@]}"; do
+    if mountpoint -q "$m"; then echo "bare system: $m still mounted; $jail left in place" >&2; return; fi
+  done
+  rm -rf --one-file-system "$jail"
+}
+trap cleanup EXIT
+tar -C "$jail" -xf "$base"
+mkdir -p "$jail/wheelhouse" "$jail/tmp/.X11-unix" "$jail/check"
+mount -t proc proc "$jail/proc"
+mount --bind /dev "$jail/dev"
+mount --bind /dev/pts "$jail/dev/pts"
+mount --bind "$wheelhouse" "$jail/wheelhouse"
+mount --bind /tmp/.X11-unix "$jail/tmp/.X11-unix"
+cp /etc/resolv.conf "$jail/etc/resolv.conf"
+cp /etc/apt/sources.list "$jail/etc/apt/sources.list" 2>/dev/null || true
+[ -d /etc/apt/sources.list.d ] && cp -r /etc/apt/sources.list.d/. "$jail/etc/apt/sources.list.d/"
+cp "$wheel" "$jail/check/"
+
+chroot "$jail" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DISPLAY="$DISPLAY" \
+  /bin/bash -euo pipefail -c '
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends python3-venv libx11-6 libxext6 libxrender1 libsm6 libice6 \
+  libgl1 libglib2.0-0 libexpat1 zlib1g libx11-xcb1 libegl1 libopengl0 fonts-dejavu-core fontconfig-config >/dev/null
+if dpkg -l | grep -E "^ii +(libqt6|qt6-|libgvc|libcgraph|graphviz)"; then
+  echo "bare system: the root has Qt or Graphviz" >&2; exit 1
+fi
+echo "bare system: $(dpkg -l | grep -c "^ii") Debian packages, none of Qt or Graphviz"
+python3 -m venv /env
+/env/bin/pip install -q --no-index --find-links /wheelhouse /check/*.whl
+cd /tmp
+/env/bin/torchir --version
+demo=$(ls /env/lib/python3*/site-packages/torchir_studio/share/torchir-studio/demo/demo.pt2)
+/env/bin/torchir run "$demo" | head -n 1
+/env/bin/torchir-studio "$demo" --screenshot /tmp/bare_studio.png 2>/tmp/studio.log || { cat /tmp/studio.log >&2; exit 1; }
+'
+cp "$jail/tmp/bare_studio.png" "$out/bare_studio.png"
+echo "bare system: torchir-studio showed the demo program ($out/bare_studio.png)"
