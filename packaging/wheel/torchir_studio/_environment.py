@@ -56,11 +56,11 @@ def binary(name):
     return os.path.join(BIN_DIR, name)
 
 
-def child_environment(base=None):
+def child_environment():
     """The environment a binary runs in: this environment's libtorch (unless the user named another
     with TORCHIR_LIBTORCH, a CUDA build of the same version, say) and this Python for ops defined in
     Python (unless TORCHIR_PYTHON names another)."""
-    env = dict(os.environ if base is None else base)
+    env = dict(os.environ)
     lib = libtorch_dir()
     if lib is not None:
         env.setdefault("TORCHIR_LIBTORCH", lib)
