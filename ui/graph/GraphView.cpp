@@ -22,7 +22,6 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
   setOptimizationFlag(QGraphicsView::DontSavePainterState, true);
   setOptimizationFlag(QGraphicsView::DontAdjustForAntialiasing, true);
-  setCacheMode(QGraphicsView::CacheBackground);
   setTransformationAnchor(QGraphicsView::AnchorViewCenter);
   setResizeAnchor(QGraphicsView::AnchorViewCenter);
   setBackgroundBrush(Qt::white);

@@ -66,6 +66,9 @@ class FxTableModel : public QAbstractTableModel {
   void setComparison(ComparisonPtr comparison);
   const ComparisonResult* comparison() const { return m_comparison.get(); }
 
+  /// The text a cell shows (its display role), without a QVariant around it.
+  QString cellText(int row, int column) const;
+
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -119,7 +122,6 @@ class FxTableModel : public QAbstractTableModel {
   void takePendingRows();
   const RunState::Texts& texts(int row) const;
   bool isInput(std::size_t row) const;  // a placeholder: an input, weight or buffer
-  QString cellText(int row, int column) const;
 
   // Converted once here rather than on every paint: views ask for the same cells repeatedly.
   std::shared_ptr<const FxCells> m_rows = std::make_shared<const FxCells>();  // never null

@@ -1,4 +1,5 @@
 #pragma once
+#include <QModelIndex>
 #include <QWidget>
 #include <vector>
 
@@ -41,6 +42,13 @@ class FxTablePane : public QWidget {
   void nodeSelected(torchir::NodeId node);
 
  private:
+  /// Puts the sort/filter proxy between the view and the model, or takes it out.
+  void useProxy(bool use);
+  bool usesProxy() const;
+  void connectSelection();
+  /// A model index as the view shows it (none when filtered out), and back.
+  QModelIndex toView(const QModelIndex& modelIndex) const;
+  QModelIndex toModel(const QModelIndex& viewIndex) const;
   void applyFilter(const QString& text);
   void updateFilterCount();
   void sizeColumns();

@@ -1,0 +1,80 @@
+#include "panels/CachedTextDelegate.h"
+
+#include <QApplication>
+#include <QFontMetrics>
+#include <QPainter>
+#include <QStyle>
+#include <algorithm>
+#include <utility>
+
+namespace torchir::ui {
+
+namespace {
+
+/// `text` cut to what can show in `width` and a little more (for eliding its end): eliding shapes the whole text, and an
+/// op's args can run to thousands of characters. The cut keeps surrogate pairs whole.
+QString visiblePart(const QString& text, int width, const QFontMetrics& metrics) {
+  const int narrowest = std::max(1, std::min({metrics.horizontalAdvance(QLatin1Char('.')), metrics.horizontalAdvance(QLatin1Char('i')),
+                                              metrics.horizontalAdvance(QLatin1Char(' '))}));
+  qsizetype keep = width / narrowest + 2;  // past the width, so that eliding still marks the cut
+  if (text.size() <= keep) return text;
+  if (text.at(keep - 1).isHighSurrogate()) ++keep;
+  return text.left(keep);
+}
+
+}  // namespace
+
+const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, const QFont& font, Qt::TextElideMode mode) const {
+  if (font != m_font) {  // another font (the view's changed): other glyphs, other widths
+    m_texts.clear();
+    m_font = font;
+  }
+  Key key{text, width};
+  if (const QStaticText* cached = m_texts.object(key)) return *cached;
+  const QFontMetrics metrics(font);
+  auto* made = new QStaticText(metrics.elidedText(mode == Qt::ElideRight ? visiblePart(text, width, metrics) : text, mode, width));
+  made->setTextFormat(Qt::PlainText);
+  made->setPerformanceHint(QStaticText::AggressiveCaching);
+  made->prepare(QTransform(), font);
+  m_texts.insert(std::move(key), made);
+  return *made;
+}
+
+void CachedTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+  QStyleOptionViewItem opt = option;
+  initStyleOption(&opt, index);
+  const QWidget* widget = opt.widget;
+  QStyle* style = widget ? widget->style() : QApplication::style();
+  const QString text = std::exchange(opt.text, QString());
+  // Everything but the text, as the default delegate draws it.
+  style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+  if (text.isEmpty()) return;
+
+  // Where the style puts the text: laid out from a one-character stand-in (the rectangle does not
+  // depend on the text when the cell is painted, only on its icon and margins).
+  opt.text = QStringLiteral(" ");
+  const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
+  const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget).adjusted(margin, 0, -margin, 0);
+  if (area.width() <= 0) return;
+  const QStaticText& laid = laidOut(text, area.width(), opt.font, opt.textElideMode);
+
+  const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                     : (opt.state & QStyle::State_Active) ? QPalette::Active
+                                                                          : QPalette::Inactive;
+  const QSizeF size = laid.size();
+  const Qt::Alignment align = QStyle::visualAlignment(opt.direction, opt.displayAlignment);
+  const qreal x = (align & Qt::AlignRight) ? area.right() + 1 - size.width()
+                  : (align & Qt::AlignHCenter) ? area.left() + (area.width() - size.width()) / 2
+                                               : area.left();
+  const qreal y = (align & Qt::AlignTop) ? area.top()
+                  : (align & Qt::AlignBottom) ? area.bottom() + 1 - size.height()
+                                              : area.top() + (area.height() - size.height()) / 2;
+  painter->save();
+  painter->setFont(opt.font);
+  painter->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+  painter->setClipRect(opt.rect);
+  painter->drawStaticText(QPointF(x, y), laid);
+  painter->restore();
+}
+
+}  // namespace torchir::ui
