@@ -62,7 +62,8 @@ void GraphScene::deleteGradually() {
   // Qt redraws a scene that no view shows whole at every item removed, so each slice walked every
   // item left: a view that is never shown keeps each deletion's cost its own.
   if (!m_groups.empty()) m_retiredView = std::make_unique<QGraphicsView>(this);
-  deleteSlice();
+  // From the next turn: this one shows the scene that replaces this one, and its paint.
+  inNextTurn(this, [this] { deleteSlice(); });
 }
 
 void GraphScene::deleteSlice() {
