@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QFontMetrics>
 #include <QPainter>
+#include <QtMath>
 #include <QStyle>
 #include <algorithm>
 #include <utility>
@@ -61,19 +62,14 @@ void CachedTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& op
   const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
                                      : (opt.state & QStyle::State_Active) ? QPalette::Active
                                                                           : QPalette::Inactive;
-  const QSizeF size = laid.size();
-  const Qt::Alignment align = QStyle::visualAlignment(opt.direction, opt.displayAlignment);
-  const qreal x = (align & Qt::AlignRight) ? area.right() + 1 - size.width()
-                  : (align & Qt::AlignHCenter) ? area.left() + (area.width() - size.width()) / 2
-                                               : area.left();
-  const qreal y = (align & Qt::AlignTop) ? area.top()
-                  : (align & Qt::AlignBottom) ? area.bottom() + 1 - size.height()
-                                              : area.top() + (area.height() - size.height()) / 2;
+  // Placed as the style places a laid-out text: its size rounded up, aligned in the text's rectangle.
+  const QSize size(qCeil(laid.size().width()), qCeil(laid.size().height()));
+  const QPoint at = QStyle::alignedRect(opt.direction, opt.displayAlignment, size, area).topLeft();
   painter->save();
   painter->setFont(opt.font);
   painter->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
   painter->setClipRect(opt.rect);
-  painter->drawStaticText(QPointF(x, y), laid);
+  painter->drawStaticText(at, laid);
   painter->restore();
 }
 
