@@ -21,6 +21,18 @@ void Reader::fail(simdjson::error_code e, std::string_view what) const {
 
 
 
+std::optional<std::string_view> keyInPlace(const od::raw_json_string& key) {
+  // The text's closing quote is there (simdjson's first pass pairs every quote before On-Demand
+  // reads), so the scan ends at it at the latest; a key past this length is unescaped instead.
+  constexpr std::size_t kLongestPlainKey = 256;
+  const char* text = key.raw();
+  for (std::size_t n = 0; n < kLongestPlainKey; ++n) {
+    if (text[n] == '"') return std::string_view(text, n);
+    if (text[n] == '\\') return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 od::object Reader::object(od::value v, std::string_view what) const {
   od::object o;
   if (const auto e = v.get_object().get(o)) fail(e, std::string(what) + " is not an object");
@@ -33,9 +45,25 @@ od::array Reader::array(od::value v, std::string_view what) const {
   return a;
 }
 
+simdjson::error_code stringOf(od::value& v, std::string_view& out) {
+  // The token runs from the opening quote to the next token: without a backslash, the first
+  // quote after the opening one closes the string.
+  const std::string_view token = v.raw_json_token();
+  if (token.size() >= 2 && token.front() == '"') {
+    const auto end = token.find_first_of("\"\\", 1);
+    if (end != std::string_view::npos && token[end] == '"') {
+      od::raw_json_string consumed;  // the value is read: On-Demand moves past it
+      if (const auto e = v.get_raw_json_string().get(consumed)) return e;
+      out = token.substr(1, end - 1);
+      return simdjson::SUCCESS;
+    }
+  }
+  return v.get_string().get(out);
+}
+
 std::string_view Reader::string(od::value v, std::string_view what) const {
   std::string_view s;
-  if (const auto e = v.get_string().get(s)) fail(e, std::string(what) + " is not a string");
+  if (const auto e = stringOf(v, s)) fail(e, std::string(what) + " is not a string");
   return s;
 }
 

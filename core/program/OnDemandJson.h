@@ -4,6 +4,9 @@
 // the text as it goes only on such a pass; a lookup by key that wraps around an object assumes the
 // object is well formed, which a stranger's file need not be. The helpers turn a value of the wrong kind or a missing field into the file's
 // LoadError, naming what was expected, and a syntax error into "RECORD is not valid JSON (...)".
+// A file that includes this header is compiled with simdjson's definitions (link
+// simdjson::simdjson): its classes' layout depends on them, and the functions below are inlined
+// into the includer.
 #include <simdjson.h>
 
 #include <functional>
@@ -49,6 +52,11 @@ class Reader {
 void parseObject(std::string_view text, std::size_t readable, const Reader& r,
                  const std::function<void(od::object)>& build);
 
+/// A string value, as get_string() reads it but in place in the text when it has no escape (the
+/// names, targets and dtypes of torch's schema): unescaping copies each into simdjson's string
+/// buffer, 37 MB of a 100k-node program's keys alone. The view lives as long as the parse.
+simdjson::error_code stringOf(od::value& v, std::string_view& out);
+
 /// What kind of JSON value `v` is; a syntax error where it should start fails through `r`.
 od::json_type typeOf(const Reader& r, od::value& v);
 /// An integer, when `v` is a number written without fraction or exponent that fits int64.
@@ -59,14 +67,22 @@ std::optional<double> floatOf(od::value& v);
 /// The value's JSON text as written; `v` must not have been read at all (On-Demand reads forward only).
 std::string rawText(const Reader& r, od::value v);
 
+/// A field's key as written in the text, when it has no escape (every key of torch's schema):
+/// read in place, as stringOf reads values. Empty when it has one, or runs long; the caller
+/// unescapes it then.
+std::optional<std::string_view> keyInPlace(const od::raw_json_string& key);
+
 /// Calls `read(key, value)` for each field of an object, in the file's order; false when `read`
 /// returns false (or, for a value, when it is not an object).
+
 template <class Read>
 bool forEachField(const Reader& r, od::object& o, Read&& read) {
   for (auto field : o) {
     std::string_view key;
     od::value x;
-    if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
+    if (field.error()) r.fail(field.error(), "a key");
+    if (const auto plain = keyInPlace(field.value_unsafe().key())) key = *plain;
+    else if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
     if (const auto e = field.value().get(x)) r.fail(e, "a value");
     if (!read(key, x)) return false;
   }

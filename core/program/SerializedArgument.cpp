@@ -30,7 +30,7 @@ class ArgumentReader {
     const bool ok = json::forEachField(m_r, v, [&](std::string_view key, od::value x) {
       std::string_view s;
       if (key != "name" || named) return true;
-      if (x.get_string().get(s)) return false;
+      if (json::stringOf(x, s)) return false;
       out.value = m_lookup(s);
       out.name.assign(s);
       return named = true;
@@ -65,7 +65,7 @@ class ArgumentReader {
   static bool boolean(od::value v, bool& out) { return v.get_bool().get(out) == simdjson::SUCCESS; }
   static bool string(od::value v, std::string& out) {
     std::string_view s;
-    if (v.get_string().get(s)) return false;
+    if (json::stringOf(v, s)) return false;
     out.assign(s);
     return true;
   }
@@ -83,7 +83,7 @@ class ArgumentReader {
   bool symbol(od::value v, const char* constKey, Symbolic<T>& out, Read read) {
     return json::readUnion(m_r, v, [&](std::string_view kind, od::value body) {
       std::string_view s;
-      if (kind == "as_name" && body.get_string().get(s) == simdjson::SUCCESS) return out.value = m_lookup(s), true;
+      if (kind == "as_name" && json::stringOf(body, s) == simdjson::SUCCESS) return out.value = m_lookup(s), true;
       return kind == constKey && read(body, out.constant);
     });
   }

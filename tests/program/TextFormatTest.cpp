@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "program/LenientJson.h"
+#include "program/LoadError.h"
+#include "program/OnDemandJson.h"
 #include "program/PythonRepr.h"
 #include "program/SymbolExpr.h"
 
@@ -51,6 +53,36 @@ class TextFormatTest : public QObject {
     QCOMPARE(QString::fromStdString(dumpPythonJson(j)),
              QString("{\n  \"z\": 1e-05,\n  \"a\": [\n    -Infinity,\n    2.0,\n    true,\n    null\n  ],\n"
                      "  \"s\": \"\\u00e9\"\n}"));
+  }
+
+  void onDemandKeysAndStringsAsWritten() {
+    // Read in place without an escape, unescaped with one: the same text either way.
+    // {"plain": "conv2d", "esc\u0061ped": "a\"b\\c\u00e9\n", "": "", "tail": "x y"}, not a raw string: moc misreads one with escaped quotes
+    const std::string text =
+        "{\"plain\": \"conv2d\", \"esc\\u0061ped\": \"a\\\"b\\\\c\\u00e9\\n\", \"\": \"\", \"tail\": \"x y\"}";
+    const std::string padded = text + std::string(simdjson::SIMDJSON_PADDING, ' ');
+    const json::Reader r("test.json", "model.json");
+    std::vector<std::pair<std::string, std::string>> fields;
+    json::parseObject(std::string_view(padded.data(), text.size()), padded.size(), r, [&](json::od::object o) {
+      fields.clear();
+      json::forEachField(r, o, [&](std::string_view key, json::od::value v) {
+        fields.emplace_back(key, r.string(v, "a value"));
+        return true;
+      });
+    });
+    const std::vector<std::pair<std::string, std::string>> expected{
+        {"plain", "conv2d"}, {"escaped", "a\"b\\c\u00e9\n"}, {"", ""}, {"tail", "x y"}};
+    QCOMPARE(fields, expected);
+    // Not a string: the reader's error, naming the value.
+    const std::string number = std::string(R"({"n": 5})") + std::string(simdjson::SIMDJSON_PADDING, ' ');
+    try {
+      json::parseObject(std::string_view(number.data(), 8), number.size(), r, [&](json::od::object o) {
+        json::forEachField(r, o, [&](std::string_view, json::od::value v) { return !r.string(v, "the name").empty(); });
+      });
+      QFAIL("a number read as a string");
+    } catch (const LoadError& e) {
+      QVERIFY2(std::string(e.what()).find("the name is not a string") != std::string::npos, e.what());
+    }
   }
 
   void symbolExpressionsReadable() {
