@@ -52,26 +52,8 @@ if [ ! -f "$base" ]; then
   tar -C "$made" -cf "$base.tmp" . && mv "$base.tmp" "$base"
   rm -rf "$made"
 fi
-jail=$(mktemp -d /tmp/torchir-root.XXXXXX)
-mounts=("$jail/proc" "$jail/dev" "$jail/dev/pts")
-cleanup() {
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}" 2>/dev/null || true; done
-  # never delete through a mount that is still there (the host's /dev)
-  for m in "${mounts[@]}"; do
-    if mountpoint -q "$m"; then echo "test-install: $m still mounted; $jail left in place" >&2; return; fi
-  done
-  rm -rf --one-file-system "$jail"
-}
-trap cleanup EXIT
-tar -C "$jail" -xf "$base"
-mount -t proc proc "$jail/proc"
-mount --bind /dev "$jail/dev"
-mount --bind /dev/pts "$jail/dev/pts"
-cp /etc/resolv.conf "$jail/etc/resolv.conf"
-cp /etc/apt/sources.list "$jail/etc/apt/sources.list" 2>/dev/null || true
-[ -d /etc/apt/sources.list.d ] && cp -r /etc/apt/sources.list.d/. "$jail/etc/apt/sources.list.d/"
-
-mkdir -p "$jail/check"
+. "$here/debian-root.sh"
+enter_debian_root test-install "$base"
 cp "$deb" "$jail/check/torchir-studio.deb"
 programs=(demo mlp cnn_bn attention residual)
 for p in "${programs[@]}"; do

@@ -13,26 +13,8 @@ base=${TORCHIR_CACHE:-$HOME/.cache/torchir}/debian12-minbase.tar
 [ "$(id -u)" -eq 0 ] || { echo "bare system: not checked: needs root (chroot)"; exit 77; }
 [ -f "$base" ] || { echo "bare system: not checked: no $base (packaging/test-install.sh makes it)"; exit 77; }
 
-jail=$(mktemp -d /tmp/torchir-bare.XXXXXX)
-mounts=("$jail/proc" "$jail/dev" "$jail/dev/pts" "$jail/wheelhouse" "$jail/tmp/.X11-unix")
-cleanup() {
-  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}" 2>/dev/null || true; done
-  for m in "${mounts[@]}"; do
-    if mountpoint -q "$m"; then echo "bare system: $m still mounted; $jail left in place" >&2; return; fi
-  done
-  rm -rf --one-file-system "$jail"
-}
-trap cleanup EXIT
-tar -C "$jail" -xf "$base"
-mkdir -p "$jail/wheelhouse" "$jail/tmp/.X11-unix" "$jail/check"
-mount -t proc proc "$jail/proc"
-mount --bind /dev "$jail/dev"
-mount --bind /dev/pts "$jail/dev/pts"
-mount --bind "$wheelhouse" "$jail/wheelhouse"
-mount --bind /tmp/.X11-unix "$jail/tmp/.X11-unix"
-cp /etc/resolv.conf "$jail/etc/resolv.conf"
-cp /etc/apt/sources.list "$jail/etc/apt/sources.list" 2>/dev/null || true
-[ -d /etc/apt/sources.list.d ] && cp -r /etc/apt/sources.list.d/. "$jail/etc/apt/sources.list.d/"
+. "$(dirname "$0")/../../packaging/debian-root.sh"
+enter_debian_root "bare system" "$base" "$wheelhouse:/wheelhouse" /tmp/.X11-unix:/tmp/.X11-unix
 cp "$wheel" "$jail/check/"
 
 chroot "$jail" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DISPLAY="$DISPLAY" \
