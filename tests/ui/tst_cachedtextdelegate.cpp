@@ -52,6 +52,7 @@ struct Table {
   QStandardItemModel model;
   QTableView view;
   explicit Table(QAbstractItemDelegate* delegate) {
+    delegate->setParent(&view);  // the view does not own its delegate
     view.setItemDelegate(delegate);
     view.setModel(&model);
     model.setColumnCount(4);
