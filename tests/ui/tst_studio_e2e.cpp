@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDialog>
 #include <QLineEdit>
+#include <QHeaderView>
 #include <QTableWidget>
 #include <QLabel>
 #include <QPushButton>
@@ -336,8 +337,15 @@ class TestStudioEndToEnd : public QObject {
     auto* side = viewer->findChild<QComboBox*>(QStringLiteral("tensorSide"));
     QVERIFY(side && side->isVisible());
 
+    const int maxRelWidth = view->columnWidth(maxRel);
+    const int maxRelPlace = view->horizontalHeader()->visualIndex(maxRel);
     window.findChild<QAction*>(QStringLiteral("actionWorstNodesFirst"))->trigger();
     const auto* sorted = view->model();  // sorting puts a proxy model between the table and its rows
+    // ... and the columns stay as they were: shown, placed and sized
+    QVERIFY(!view->isColumnHidden(maxRel));
+    QCOMPARE(view->columnWidth(maxRel), maxRelWidth);
+    QCOMPARE(view->horizontalHeader()->visualIndex(maxRel), maxRelPlace);
+    QVERIFY(view->isColumnHidden(columnNamed(fx, QStringLiteral("in float (+dB)"))));
     const QStringList worst{sorted->index(0, columnNamed(sorted, QStringLiteral("name"))).data().toString(),
                             sorted->index(1, columnNamed(sorted, QStringLiteral("name"))).data().toString()};
     QVERIFY2(worst.contains(QStringLiteral("sub")) && worst.contains(QStringLiteral("mul_1")), qPrintable(worst.join(", ")));
@@ -345,6 +353,8 @@ class TestStudioEndToEnd : public QObject {
     saveScreenshot(window, QStringLiteral("compare_float64.png"));
     view->sortByColumn(-1, Qt::AscendingOrder);
     QCOMPARE(view->model(), fx);  // graph order again: the table shows its rows without a proxy
+    QVERIFY(!view->isColumnHidden(maxRel));
+    QCOMPARE(view->columnWidth(maxRel), maxRelWidth);
 
     // A reset starts the run anew: the comparison no longer describes it.
     window.session()->reset();

@@ -144,9 +144,15 @@ bool FxTablePane::usesProxy() const { return m_view->model() == m_filterModel; }
 void FxTablePane::useProxy(bool use) {
   if (use == usesProxy()) return;
   const QModelIndex current = toModel(m_view->currentIndex());
+  // A new model resets the header's sections: their widths, order and hidden columns are the
+  // user's and the comparison's, kept across.
+  const QByteArray columns = m_view->horizontalHeader()->saveState();
+  QItemSelectionModel* replaced = m_view->selectionModel();
   m_filterModel->setSourceModel(use ? m_model : nullptr);  // unhooked, it follows no changes
   m_view->setModel(use ? static_cast<QAbstractItemModel*>(m_filterModel) : m_model);
-  connectSelection();  // setModel made a new selection model
+  delete replaced;  // setModel made a new one and left the old to its caller
+  m_view->horizontalHeader()->restoreState(columns);
+  connectSelection();
   if (current.isValid()) {
     m_selecting = true;
     m_view->selectionModel()->setCurrentIndex(toView(current), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
