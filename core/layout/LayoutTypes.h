@@ -68,6 +68,14 @@ struct Layout {
   std::vector<Edge> edges;
   std::vector<Frame> frames;
   Rect bounds;
+  /// The index in `boxes` of each op node's box, by node id; -1 where the node has none (inside a
+  /// collapsed module). Made with the layout, on its thread: the window finds a node's box by it
+  /// and builds no index of its own (a 170k-node program's took 12 ms of fresh memory).
+  std::vector<int32_t> boxOfNode;
+
+  int32_t boxOf(int32_t node) const {
+    return node >= 0 && static_cast<std::size_t>(node) < boxOfNode.size() ? boxOfNode[static_cast<std::size_t>(node)] : -1;
+  }
 };
 
 }  // namespace torchir::layout

@@ -67,6 +67,14 @@ void checkInvariants(const Program& p, const Layout& l, bool fullyExpanded) {
       QVERIFY(p.node(b.node).target != "<built-in function getitem>");
       ++ops;
     }
+  // Each op box is found by its node, and a node without a box (inside a collapsed module) by none.
+  QCOMPARE(l.boxOfNode.size(), p.nodes.size());
+  std::vector<int32_t> boxOf(p.nodes.size(), -1);
+  for (std::size_t b = 0; b < l.boxes.size(); ++b)
+    if (l.boxes[b].kind == BoxKind::Op) boxOf[static_cast<std::size_t>(l.boxes[b].node)] = static_cast<int32_t>(b);
+  for (std::size_t n = 0; n < p.nodes.size(); ++n) QCOMPARE(l.boxOf(static_cast<int32_t>(n)), boxOf[n]);
+  QCOMPARE(l.boxOf(-1), -1);
+  QCOMPARE(l.boxOf(static_cast<int32_t>(p.nodes.size())), -1);
   if (fullyExpanded) {
     int want = 0;
     for (const auto& n : p.nodes) want += n.opcode == Opcode::CallFunction && n.target != "<built-in function getitem>";

@@ -38,7 +38,6 @@ void GraphScene::clearLayout() {
   m_openGroups.clear();
   m_boxes.clear();
   m_frames.clear();
-  m_byNode.clear();
   m_nextFrame = m_nextEdge = m_nextBox = 0;
 }
 
@@ -58,7 +57,6 @@ void GraphScene::deleteGradually() {
   releaseInBackground(std::exchange(m_layout, nullptr));  // 270k boxes' worth of frees
   m_boxes.clear();
   m_frames.clear();
-  m_byNode.clear();
   // Qt redraws a scene that no view shows whole at every item removed, so each slice walked every
   // item left: a view that is never shown keeps each deletion's cost its own.
   if (!m_groups.empty()) m_retiredView = std::make_unique<QGraphicsView>(this);
@@ -155,12 +153,7 @@ bool GraphScene::addItems(qint64 deadlineNs) {
       const auto tint = m_moduleTints.find(l.boxes[i].module);
       if (tint != m_moduleTints.end()) item->setTint(tint->second);
     }
-    if (l.boxes[i].kind == layout::BoxKind::Op && l.boxes[i].node >= 0) {
-      const auto n = static_cast<std::size_t>(l.boxes[i].node);
-      if (n >= m_byNode.size()) m_byNode.resize(n + 1, nullptr);
-      m_byNode[n] = item;
-      applyMarks(item);
-    }
+    if (l.boxes[i].kind == layout::BoxKind::Op && l.boxes[i].node >= 0) applyMarks(item);
   }
   return true;
 }
@@ -269,8 +262,9 @@ void GraphScene::setSelectedNode(NodeId node) {
 }
 
 BoxItem* GraphScene::boxForNode(NodeId node) const {
-  if (node < 0 || static_cast<std::size_t>(node) >= m_byNode.size()) return nullptr;
-  return m_byNode[static_cast<std::size_t>(node)];
+  const int32_t box = m_layout ? m_layout->boxOf(node) : -1;
+  // boxes not made yet (a layout shown gradually) have none
+  return box >= 0 && static_cast<std::size_t>(box) < m_boxes.size() ? m_boxes[static_cast<std::size_t>(box)] : nullptr;
 }
 
 QGraphicsItem* GraphScene::itemForModule(int level) const {

@@ -91,7 +91,6 @@ class GraphScene : public QGraphicsScene {
   std::unique_ptr<QGraphicsView> m_retiredView;  // see deleteGradually
   std::vector<BoxItem*> m_boxes;          // by Layout::boxes index
   std::vector<FrameItem*> m_frames;       // by Layout::frames index
-  std::vector<BoxItem*> m_byNode;         // by NodeId; null when not shown
   ExecutionMarks m_marks;
   QColor tintOf(std::size_t node) const;
   std::vector<QRgb> m_tints;           // by NodeId; 0 for none
