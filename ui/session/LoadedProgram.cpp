@@ -8,15 +8,14 @@
 namespace torchir::ui {
 
 void deriveViews(LoadedProgram& loaded) {
-  // Beside the cells (themselves made on two threads): the graph and the smaller walks.
-  auto graph = std::async(std::launch::async, [&loaded] {
-    auto g = std::make_shared<const torchir::layout::ViewGraph>(loaded.program);
-    loaded.quantizedLayers = torchir::quantizedLayers(loaded.program);
-    loaded.missingData = loaded.program.missingData();
-    loaded.weightsOfOtherDtype = torchir::weightsOfOtherDtype(loaded.program);
-    return g;
-  });
+  // The view graph is the longest of these (0.2 s at 100k nodes): it starts first, on a thread of
+  // its own, and the smaller walks follow the cells (themselves made on two threads) beside it.
+  auto graph = std::async(std::launch::async,
+                          [&loaded] { return std::make_shared<const torchir::layout::ViewGraph>(loaded.program); });
   loaded.fxCells = fxCellsOf(loaded.program);
+  loaded.quantizedLayers = torchir::quantizedLayers(loaded.program);
+  loaded.missingData = loaded.program.missingData();
+  loaded.weightsOfOtherDtype = torchir::weightsOfOtherDtype(loaded.program);
   loaded.viewGraph = graph.get();
 }
 
