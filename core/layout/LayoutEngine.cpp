@@ -245,8 +245,8 @@ std::optional<Layout> LayoutEngine::layout(const FoldState& fold, const std::fun
   c.out.bounds = {0, 0, root.w, root.h};
   c.out.boxOfNode.assign(m_graph->program().nodes.size(), -1);
   for (std::size_t b = 0; b < c.out.boxes.size(); ++b)
-    if (const Box& box = c.out.boxes[b]; box.kind == BoxKind::Op && box.node >= 0 &&
-                                          static_cast<std::size_t>(box.node) < c.out.boxOfNode.size())
+    if (const Box& box = c.out.boxes[b];
+        box.kind == BoxKind::Op && box.node >= 0 && static_cast<std::size_t>(box.node) < c.out.boxOfNode.size())
       c.out.boxOfNode[static_cast<std::size_t>(box.node)] = static_cast<int32_t>(b);
   return std::move(c.out);
 }

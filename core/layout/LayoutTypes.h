@@ -74,7 +74,8 @@ struct Layout {
   std::vector<int32_t> boxOfNode;
 
   int32_t boxOf(int32_t node) const {
-    return node >= 0 && static_cast<std::size_t>(node) < boxOfNode.size() ? boxOfNode[static_cast<std::size_t>(node)] : -1;
+    return node >= 0 && static_cast<std::size_t>(node) < boxOfNode.size() ? boxOfNode[static_cast<std::size_t>(node)]
+                                                                          : -1;
   }
 };
 

@@ -19,8 +19,6 @@ void Reader::fail(simdjson::error_code e, std::string_view what) const {
   }
 }
 
-
-
 std::optional<std::string_view> keyInPlace(const od::raw_json_string& key) {
   // The text's closing quote is there (simdjson's first pass pairs every quote before On-Demand
   // reads), so the scan ends at it at the latest; a key past this length is unescaped instead.

@@ -2,8 +2,9 @@
 // Reading a file's JSON with simdjson's On-Demand API, straight into the program model (no tree
 // is built). Objects are read in one forward pass over their fields (forEachField): simdjson checks
 // the text as it goes only on such a pass; a lookup by key that wraps around an object assumes the
-// object is well formed, which a stranger's file need not be. The helpers turn a value of the wrong kind or a missing field into the file's
-// LoadError, naming what was expected, and a syntax error into "RECORD is not valid JSON (...)".
+// object is well formed, which a stranger's file need not be. The helpers turn a value of the wrong
+// kind or a missing field into the file's LoadError, naming what was expected, and a syntax error
+// into "RECORD is not valid JSON (...)".
 // A file that includes this header is compiled with simdjson's definitions (link
 // simdjson::simdjson): its classes' layout depends on them, and the functions below are inlined
 // into the includer.
@@ -68,21 +69,22 @@ std::optional<double> floatOf(od::value& v);
 std::string rawText(const Reader& r, od::value v);
 
 /// A field's key as written in the text, when it has no escape (every key of torch's schema):
-/// read in place, as stringOf reads values. Empty when it has one, or runs long; the caller
+/// read in place, as stringOf reads values. None when it has one, or runs long; the caller
 /// unescapes it then.
 std::optional<std::string_view> keyInPlace(const od::raw_json_string& key);
 
 /// Calls `read(key, value)` for each field of an object, in the file's order; false when `read`
 /// returns false (or, for a value, when it is not an object).
-
 template <class Read>
 bool forEachField(const Reader& r, od::object& o, Read&& read) {
   for (auto field : o) {
     std::string_view key;
     od::value x;
     if (field.error()) r.fail(field.error(), "a key");
-    if (const auto plain = keyInPlace(field.value_unsafe().key())) key = *plain;
-    else if (const auto e = field.unescaped_key().get(key)) r.fail(e, "a key");
+    if (const auto plain = keyInPlace(field.value_unsafe().key()))
+      key = *plain;
+    else if (const auto e = field.unescaped_key().get(key))
+      r.fail(e, "a key");
     if (const auto e = field.value().get(x)) r.fail(e, "a value");
     if (!read(key, x)) return false;
   }

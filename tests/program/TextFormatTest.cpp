@@ -57,7 +57,8 @@ class TextFormatTest : public QObject {
 
   void onDemandKeysAndStringsAsWritten() {
     // Read in place without an escape, unescaped with one: the same text either way.
-    // {"plain": "conv2d", "esc\u0061ped": "a\"b\\c\u00e9\n", "": "", "tail": "x y"}, not a raw string: moc misreads one with escaped quotes
+    // {"plain": "conv2d", "esc\u0061ped": "a\"b\\c\u00e9\n", "": "", "tail": "x y"}, not a raw string: moc misreads one
+    // with escaped quotes
     const std::string text =
         "{\"plain\": \"conv2d\", \"esc\\u0061ped\": \"a\\\"b\\\\c\\u00e9\\n\", \"\": \"\", \"tail\": \"x y\"}";
     const std::string padded = text + std::string(simdjson::SIMDJSON_PADDING, ' ');

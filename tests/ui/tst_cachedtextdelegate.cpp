@@ -99,9 +99,9 @@ bool sameInk(const QList<Ink>& a, const QList<Ink>& b, bool say = true) {
                       std::abs(x.top() - y.top()) <= 1 && std::abs(x.bottom() - y.bottom()) <= 1;
     if (!near || apart > std::max(3, a[i].pixels / 6)) {
       if (say)
-        qWarning("cell %lld: ink %d,%d %dx%d (%d pixels) against %d,%d %dx%d (%d)", static_cast<long long>(i), a[i].box.x(),
-               a[i].box.y(), a[i].box.width(), a[i].box.height(), a[i].pixels, b[i].box.x(), b[i].box.y(), b[i].box.width(),
-               b[i].box.height(), b[i].pixels);
+        qWarning("cell %lld: ink %d,%d %dx%d (%d pixels) against %d,%d %dx%d (%d)", static_cast<long long>(i),
+                 a[i].box.x(), a[i].box.y(), a[i].box.width(), a[i].box.height(), a[i].pixels, b[i].box.x(),
+                 b[i].box.y(), b[i].box.width(), b[i].box.height(), b[i].pixels);
       return false;
     }
   }

@@ -3,8 +3,8 @@
 #include <QApplication>
 #include <QFontMetrics>
 #include <QPainter>
-#include <QtMath>
 #include <QStyle>
+#include <QtMath>
 #include <algorithm>
 #include <utility>
 
@@ -12,11 +12,13 @@ namespace torchir::ui {
 
 namespace {
 
-/// `text` cut to what can show in `width` and a little more (for eliding its end): eliding shapes the whole text, and an
-/// op's args can run to thousands of characters. The cut keeps surrogate pairs whole.
+/// `text` cut to what can show in `width` and a little more (for eliding its end): eliding shapes
+/// the whole text, and an op's args can run to thousands of characters. The cut keeps surrogate
+/// pairs whole.
 QString visiblePart(const QString& text, int width, const QFontMetrics& metrics) {
-  const int narrowest = std::max(1, std::min({metrics.horizontalAdvance(QLatin1Char('.')), metrics.horizontalAdvance(QLatin1Char('i')),
-                                              metrics.horizontalAdvance(QLatin1Char(' '))}));
+  const int narrowest =
+      std::max(1, std::min({metrics.horizontalAdvance(QLatin1Char('.')), metrics.horizontalAdvance(QLatin1Char('i')),
+                            metrics.horizontalAdvance(QLatin1Char(' '))}));
   qsizetype keep = width / narrowest + 2;  // past the width, so that eliding still marks the cut
   if (text.size() <= keep) return text;
   if (text.at(keep - 1).isHighSurrogate()) ++keep;
@@ -25,7 +27,8 @@ QString visiblePart(const QString& text, int width, const QFontMetrics& metrics)
 
 }  // namespace
 
-const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, const QFont& font, Qt::TextElideMode mode) const {
+const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, const QFont& font,
+                                               Qt::TextElideMode mode) const {
   if (font != m_font) {  // another font (the view's changed): other glyphs, other widths
     m_texts.clear();
     m_font = font;
@@ -33,7 +36,8 @@ const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, c
   Key key{text, width};
   if (const QStaticText* cached = m_texts.object(key)) return *cached;
   const QFontMetrics metrics(font);
-  auto* made = new QStaticText(metrics.elidedText(mode == Qt::ElideRight ? visiblePart(text, width, metrics) : text, mode, width));
+  auto* made = new QStaticText(
+      metrics.elidedText(mode == Qt::ElideRight ? visiblePart(text, width, metrics) : text, mode, width));
   made->setTextFormat(Qt::PlainText);
   made->setPerformanceHint(QStaticText::AggressiveCaching);
   made->prepare(QTransform(), font);
@@ -67,7 +71,8 @@ void CachedTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& op
   const QPoint at = QStyle::alignedRect(opt.direction, opt.displayAlignment, size, area).topLeft();
   painter->save();
   painter->setFont(opt.font);
-  painter->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+  painter->setPen(
+      opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
   painter->setClipRect(opt.rect);
   painter->drawStaticText(at, laid);
   painter->restore();

@@ -108,21 +108,23 @@ FxTablePane::FxTablePane(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_view, 1);
 
   connect(m_filterEdit, &QLineEdit::textChanged, this, &FxTablePane::applyFilter);
-  for (QAbstractItemModel* model : {static_cast<QAbstractItemModel*>(m_model), static_cast<QAbstractItemModel*>(m_filterModel)}) {
+  for (QAbstractItemModel* model :
+       {static_cast<QAbstractItemModel*>(m_model), static_cast<QAbstractItemModel*>(m_filterModel)}) {
     connect(model, &QAbstractItemModel::modelReset, this, &FxTablePane::updateFilterCount);
     connect(model, &QAbstractItemModel::rowsInserted, this, &FxTablePane::updateFilterCount);
     connect(model, &QAbstractItemModel::rowsRemoved, this, &FxTablePane::updateFilterCount);
   }
   // Connected after the view's own handler, which asks the table's model to sort: the model does
   // not sort itself, so the proxy is put in place and sorts; back in graph order it is taken out.
-  connect(m_view->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this](int column, Qt::SortOrder order) {
-    if (column < 0) {  // graph order
-      useProxy(!m_filterEdit->text().isEmpty());
-      return;
-    }
-    useProxy(true);
-    m_filterModel->sort(column, order);
-  });
+  connect(m_view->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
+          [this](int column, Qt::SortOrder order) {
+            if (column < 0) {  // graph order
+              useProxy(!m_filterEdit->text().isEmpty());
+              return;
+            }
+            useProxy(true);
+            m_filterModel->sort(column, order);
+          });
   connectSelection();
   updateFilterCount();
   // the columns follow the pane's width until the user sizes one
@@ -155,7 +157,8 @@ void FxTablePane::useProxy(bool use) {
   connectSelection();
   if (current.isValid()) {
     m_selecting = true;
-    m_view->selectionModel()->setCurrentIndex(toView(current), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->selectionModel()->setCurrentIndex(toView(current),
+                                              QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_selecting = false;
   }
   updateFilterCount();

@@ -3,9 +3,9 @@
 #include <QWidget>
 #include <vector>
 
+#include "program/Program.h"
 #include "session/ComparisonResult.h"
 #include "session/FxCells.h"
-#include "program/Program.h"
 
 class QLabel;
 class QLineEdit;
