@@ -57,17 +57,24 @@ struct LevelBuilder {
 }  // namespace
 
 ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_options(options) {
+  // What each node is, in one pass over the nodes; the passes after it read these vectors instead
+  // of the nodes (100k nodes: each pass over them was a cache miss per node).
   m_folded.assign(p.nodes.size(), false);
-  if (options.foldQuantization)
-    for (const auto& n : p.nodes)
-      m_folded[static_cast<std::size_t>(n.id)] = n.opcode == Opcode::CallFunction && quantRole(n.target) != QuantRole::None;
   // Asked per node by every colouring of the view (a comparison's: 100k nodes): found once here.
   m_opBox.resize(p.nodes.size());
   m_drawnAs.resize(p.nodes.size());
+  // Which values are weights: the state's placeholders (below) and what get_attr nodes give.
+  m_isWeight.assign(p.values.size(), false);
   for (const auto& n : p.nodes) {
-    m_opBox[static_cast<std::size_t>(n.id)] = isOpNode(n) && !m_folded[static_cast<std::size_t>(n.id)];
-    m_drawnAs[static_cast<std::size_t>(n.id)] = drawnOp(p, n.id);
+    const auto i = static_cast<std::size_t>(n.id);
+    m_folded[i] =
+        options.foldQuantization && n.opcode == Opcode::CallFunction && quantRole(n.target) != QuantRole::None;
+    m_opBox[i] = isOpNode(n) && !m_folded[i];
+    m_drawnAs[i] = drawnOp(p, n.id);
+    if (n.opcode == Opcode::GetAttr)
+      for (ValueId v : n.outputs) m_isWeight[static_cast<std::size_t>(v)] = true;
   }
+  const std::size_t nn = p.nodes.size();
   const std::size_t nm = std::max<std::size_t>(p.modules.size(), 1);
   m_programModules = nm;
   std::vector<int>& parent = m_parent;
@@ -80,9 +87,9 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     for (NodeId n : p.modules[m].nodes) m_nodeModule[static_cast<std::size_t>(n)] = static_cast<int>(m);
   }
 
-  for (const auto& n : p.nodes)
-    if (isOpBox(n.id))
-      for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)])
+  for (std::size_t n = 0; n < nn; ++n)
+    if (m_opBox[n])
+      for (int m = m_nodeModule[n]; m >= 0; m = parent[static_cast<std::size_t>(m)])
         ++m_subtreeOps[static_cast<std::size_t>(m)];
   std::vector<bool> transparent(nm, false);
   m_children.assign(nm, {});
@@ -98,15 +105,16 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
   }
 
   // Program order of each level: a child module sits where its first node does.
-  std::vector<NodeId> firstNode(nm, static_cast<NodeId>(p.nodes.size()));
-  for (const auto& n : p.nodes)
-    for (int m = m_nodeModule[static_cast<std::size_t>(n.id)]; m >= 0; m = parent[static_cast<std::size_t>(m)]) {
-      if (firstNode[static_cast<std::size_t>(m)] <= n.id) break;
-      firstNode[static_cast<std::size_t>(m)] = n.id;
-    }
+  std::vector<NodeId> firstNode(nm, static_cast<NodeId>(nn));
   std::vector<std::vector<NodeId>> ops(nm);
-  for (const auto& n : p.nodes)
-    if (isOpBox(n.id)) ops[static_cast<std::size_t>(m_nodeModule[static_cast<std::size_t>(n.id)])].push_back(n.id);
+  for (std::size_t n = 0; n < nn; ++n) {
+    const auto id = static_cast<NodeId>(n);
+    for (int m = m_nodeModule[n]; m >= 0; m = parent[static_cast<std::size_t>(m)]) {
+      if (firstNode[static_cast<std::size_t>(m)] <= id) break;
+      firstNode[static_cast<std::size_t>(m)] = id;
+    }
+    if (m_opBox[n]) ops[static_cast<std::size_t>(m_nodeModule[n])].push_back(id);
+  }
   auto ordered = [&](std::size_t m) {
     std::vector<std::pair<NodeId, ItemRef>> order;
     for (NodeId n : ops[m]) order.push_back({n, {ItemRef::Op, n}});
@@ -146,8 +154,8 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     m_depth[m] = std::max(m_depth[m], 1);
   }
 
-  // Which values are weights, and which user input a placeholder value is.
-  m_isWeight.assign(p.values.size(), false);
+  // Which values are weights (with the get_attr outputs found above), and which user input a
+  // placeholder value is.
   std::vector<int> inputIndex(p.values.size(), -1);
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     const auto& s = p.inputs[i];
@@ -155,9 +163,6 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     if (s.kind == InputKind::UserInput) inputIndex[static_cast<std::size_t>(s.value)] = static_cast<int>(i);
     else m_isWeight[static_cast<std::size_t>(s.value)] = true;
   }
-  for (const auto& n : p.nodes)
-    if (n.opcode == Opcode::GetAttr)
-      for (ValueId v : n.outputs) m_isWeight[static_cast<std::size_t>(v)] = true;
 
   std::vector<LevelBuilder> b(nl);
   auto nodeModule = [&](ItemRef leaf) { return leaf.kind == ItemRef::Op ? m_nodeModule[static_cast<std::size_t>(leaf.index)] : 0; };
