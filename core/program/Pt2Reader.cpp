@@ -115,12 +115,24 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
       if (!found) r.fail(path + " has no 'config'");
     });
   });
-  std::unordered_map<std::string, std::uint64_t> needed;  // per record: the most any view on it reaches
-  for (const ConfigEntry& e : entries)
-    if (!e.record.empty() && !e.pickled)
-      needed[e.record] = std::max<std::uint64_t>(needed[e.record], e.tensor.bytesSpanned());
-  std::unordered_map<std::string, std::shared_ptr<const Storage>> storages;  // one per record: tied weights share it
-  for (ConfigEntry& e : entries) {
+  // Per record, the most any view on it reaches and then its storage, which tied weights share;
+  // each entry keeps where its record's is, so that a record is looked up once (70k weights).
+  struct RecordUse {
+    std::uint64_t needed = 0;
+    std::shared_ptr<const Storage> storage;
+  };
+  std::unordered_map<std::string_view, RecordUse> records;  // views of the entries' records
+  records.reserve(entries.size());
+  std::vector<RecordUse*> useOf(entries.size(), nullptr);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const ConfigEntry& e = entries[i];
+    if (e.record.empty() || e.pickled) continue;
+    RecordUse& use = records[e.record];
+    use.needed = std::max<std::uint64_t>(use.needed, e.tensor.bytesSpanned());
+    useOf[i] = &use;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    ConfigEntry& e = entries[i];
     if (e.pickled && !e.record.empty()) {
       // a tensor subclass, torch.save'd alone: read as data, its outer view as the config says
       TensorData t;
@@ -133,16 +145,15 @@ void readTensorConfig(const Pt2Archive& archive, const std::string& folder, cons
         throw LoadError(archive.path(), "weight '" + e.fqn + "' is " + sizesText(t.sizes) + " in its pickle but " +
                                             sizesText(e.tensor.sizes) + " in its config");
       e.tensor = std::move(t);
-    } else if (!e.record.empty()) {
-      auto& storage = storages[e.record];
-      if (!storage) storage = archive.storage(e.record, needed[e.record]);
-      e.tensor.storage = storage;
+    } else if (RecordUse* use = useOf[i]) {
+      if (!use->storage) use->storage = archive.storage(e.record, use->needed);
+      e.tensor.storage = use->storage;
       // a 0-byte record is "no data" (a meta export); any other must hold the whole view
-      if (storage->nbytes > 0 && storage->nbytes < e.tensor.bytesSpanned())
+      if (use->storage->nbytes > 0 && use->storage->nbytes < e.tensor.bytesSpanned())
         throw LoadError(archive.path(), "weight '" + e.fqn + "' needs " + std::to_string(e.tensor.bytesSpanned()) +
-                                            " bytes but its record holds " + std::to_string(storage->nbytes));
+                                            " bytes but its record holds " + std::to_string(use->storage->nbytes));
     }
-    weights[e.fqn] = std::move(e.tensor);
+    weights.insert_or_assign(std::move(e.fqn), std::move(e.tensor));
   }
 }
 
