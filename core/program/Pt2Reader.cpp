@@ -253,8 +253,10 @@ Program readPt2(const std::string& path) {
   Program program;
   program.source.path = path;
   program.source.format = "pt2";
-  if (archive->has(kFlatProgramJson)) readFlatZip(*archive, program);
-  else readPt2Archive(*archive, program);
+  if (archive->has(kFlatProgramJson))
+    readFlatZip(*archive, program);
+  else
+    readPt2Archive(*archive, program);
   // Its directory (70k records at 100k ops: 17 ms to free) is freed once the program is on its way
   // where the caller defers that; the weights hold the map itself.
   releaseLater(std::move(archive));
