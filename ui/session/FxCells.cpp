@@ -8,8 +8,8 @@ namespace torchir::ui {
 namespace {
 
 /// A cell text that many rows repeat, made once per thread and shared (QString copies share their
-/// characters): the four opcodes, a program's few hundred targets, and the empty args and kwargs of
-/// placeholders. At 100k ops that is half the cells' allocations, each a page of memory in a
+/// characters): the four opcodes, the few hundred targets of a program's calls, and the empty args
+/// and kwargs of placeholders. At 100k ops that is half the cells' allocations, each a page of memory in a
 /// thread's fresh heap arena for every few dozen cells.
 class RepeatedTexts {
  public:
@@ -37,8 +37,13 @@ FxCells fxCellsOf(const torchir::Program& program) {
       return text.size() <= kLongestSharedArgs ? repeated.of(text) : QString::fromStdString(text);
     };
     torchir::fxTableRows(program, first, last, [&](std::size_t i, torchir::FxRow&& row) {
-      cells[i] = {repeated.of(row.opcode), QString::fromStdString(row.name), repeated.of(row.target),
-                  argsCell(row.args), argsCell(row.kwargs)};
+      QString name = QString::fromStdString(row.name);
+      // a placeholder's or get_attr's target is mostly its own name; a call's, one of a few ops
+      QString target = row.target == row.name              ? name
+                       : row.opcode.rfind("call_", 0) == 0 ? repeated.of(row.target)
+                                                           : QString::fromStdString(row.target);
+      cells[i] = {repeated.of(row.opcode), std::move(name), std::move(target), argsCell(row.args),
+                  argsCell(row.kwargs)};
     });
   };
   // Below a few thousand rows a thread costs more than it saves.
