@@ -188,6 +188,7 @@ class IrBuilder {
 
 Program readIrJson(const std::string& path) {
   const auto file = MappedFile::open(path);  // a regular file only: a FIFO would block
+  file->advise(MappedFile::Access::Sequential);  // parsed from start to end once
   Json ir = parseFileOrderedJson(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()), path, "the IR");
   if (!ir.is_object()) throw LoadError(path, "not a pytorch-ir IR: the top level is not an object");
   Program p;

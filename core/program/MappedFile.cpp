@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -35,9 +36,19 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
   return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<const std::byte*>(p), size));
 }
 
-void MappedFile::advise(Access access) const {
+void MappedFile::advise(Access access) const { advise(access, 0, m_size); }
+
+void MappedFile::advise(Access access, std::size_t offset, std::size_t length) const {
+  if (!m_data || offset >= m_size) return;
+  length = std::min(length, m_size - offset);
+  // madvise takes whole pages: from the page holding the first byte (the map starts on one)
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t start = offset / page * page;
+  const int advice = access == Access::Scattered    ? MADV_RANDOM
+                     : access == Access::Sequential ? MADV_SEQUENTIAL
+                                                    : MADV_NORMAL;
   // advice only: a kernel that refuses it reads the file as before
-  if (m_data) ::madvise(const_cast<std::byte*>(m_data), m_size, access == Access::Scattered ? MADV_RANDOM : MADV_NORMAL);
+  ::madvise(const_cast<std::byte*>(m_data) + start, offset + length - start, advice);
 }
 
 MappedFile::~MappedFile() {

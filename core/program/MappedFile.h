@@ -17,8 +17,12 @@ class MappedFile {
   /// How the map will be read, for the kernel's read-around on a page fault (several MB on some
   /// disks): Scattered while a reader visits a record header here and there (a .pt2's hundreds of
   /// weights would otherwise read most of the file to open it), Normal for reading weights.
-  enum class Access { Normal, Scattered };
+  /// Sequential for a record read from start to end once (a program's JSON): the kernel reads
+  /// ahead of the reader and maps pages in runs, instead of one page per fault.
+  enum class Access { Normal, Scattered, Sequential };
   void advise(Access access) const;
+  /// The same for the pages holding bytes [offset, offset + length) only.
+  void advise(Access access, std::size_t offset, std::size_t length) const;
 
   const std::byte* data() const { return m_data; }
   std::size_t size() const { return m_size; }
