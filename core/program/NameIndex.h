@@ -26,10 +26,11 @@ class NameIndex {
     }
   }
 
-  /// Files `id` (>= 0) under its name; an id inserted before under the same name is found no more.
-  void insert(int32_t id) {
+  /// Files `id` (>= 0) under its name; an id inserted before under the same name is found no more
+  /// (and the call returns false).
+  bool insert(int32_t id) {
     if (2 * (m_count + 1) > m_slots.size()) grow();
-    place(hashOf(m_nameOf(id)), id, true);
+    return place(hashOf(m_nameOf(id)), id, true);
   }
 
  private:
@@ -43,17 +44,17 @@ class NameIndex {
   }
   std::size_t mask() const { return m_slots.size() - 1; }
 
-  void place(std::uint32_t h, int32_t id, bool mayReplace) {
+  bool place(std::uint32_t h, int32_t id, bool mayReplace) {
     for (std::size_t i = h & mask();; i = (i + 1) & mask()) {
       Slot& s = m_slots[i];
       if (s.id < 0) {
         s = {h, id};
         ++m_count;
-        return;
+        return true;
       }
       if (mayReplace && s.hash == h && m_nameOf(s.id) == m_nameOf(id)) {
         s.id = id;
-        return;
+        return false;
       }
     }
   }
