@@ -9,8 +9,8 @@ namespace {
 
 /// A cell text that many rows repeat, made once per thread and shared (QString copies share their
 /// characters): the four opcodes, the few hundred targets of a program's calls, and the empty args
-/// and kwargs of placeholders. At 100k ops that is half the cells' allocations, each a page of memory in a
-/// thread's fresh heap arena for every few dozen cells.
+/// and kwargs of placeholders. At 100k ops that is half the cells' allocations; in a thread's fresh
+/// heap arena, every few dozen of them cost a page the kernel must clear.
 class RepeatedTexts {
  public:
   const QString& of(const std::string& text) {
