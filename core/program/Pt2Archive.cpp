@@ -249,6 +249,8 @@ std::vector<std::pair<std::string, Entry>> Pt2Archive::Impl::directory(const std
   // Each record is checked before it is used: a count or a length in it may be anything.
   all.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(global.number_entry, source.size / 46)));
   std::uint64_t at = first.pos_in_zip_directory;
+  // read through once, as a JSON record is (6 MB for 70k records)
+  if (file && at < source.size) file->advise(MappedFile::Access::Sequential, at, source.size - at);
   for (std::uint64_t i = 0; i < global.number_entry; ++i) {
     if (at > source.size || source.size - at < 46) throw LoadError(path, "corrupt zip directory (truncated?)");
     const auto* c = reinterpret_cast<const std::uint8_t*>(source.data + at);
