@@ -449,8 +449,8 @@ std::string Pt2Archive::text(const std::string& record) const {
 void Pt2Archive::withText(const std::string& record,
                           const std::function<void(std::string_view, std::size_t)>& use) const {
   const Record r = m_impl->textRecord(m_path, record);
-  // Read from start to end once, unlike the rest of the archive: with read-ahead, a 139 MB
-  // model.json not in the page cache is read in 1.9-2.2 s, not 3.9-4.1 s a page at a time.
+  // Read from start to end once, unlike the rest of the archive: with read-ahead, opening a
+  // 100k-op program out of the page cache (a 139 MB model.json) took 1.9-2.2 s, not 3.9-4.1 s.
   if (m_impl->file) m_impl->file->advise(MappedFile::Access::Sequential, r.offset, r.csize);
   const bool inPlace = r.method == 0 && r.offset + r.csize + kTextPadding <= m_impl->source.size;  // bounds checked by locate
   if (!inPlace || r.csize < kCheckAlongsideBytes) {
