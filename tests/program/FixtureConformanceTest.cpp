@@ -23,6 +23,19 @@ std::string n_of(const QString& name) { return name.toStdString(); }
 
 const SchemaLookup schemas = [](const std::string& op) { return atenBackend().schemaSpecs(op); };
 
+/// Every value's dtype and shape as in `expected` (QCOMPARE: a failure ends this function only).
+void compareValueMetas(const Program& p, const Program& expected) {
+  QCOMPARE(p.values.size(), expected.values.size());
+  for (std::size_t i = 0; i < p.values.size(); ++i) {
+    QCOMPARE(p.values[i].dtype, expected.values[i].dtype);
+    QCOMPARE(p.values[i].shape.size(), expected.values[i].shape.size());
+    for (std::size_t d = 0; d < p.values[i].shape.size(); ++d) {
+      QCOMPARE(p.values[i].shape[d].hint, expected.values[i].shape[d].hint);
+      QCOMPARE(p.values[i].shape[d].expr, expected.values[i].shape[d].expr);
+    }
+    QCOMPARE(p.values[i].strides, expected.values[i].strides);
+  }
+}
 
 }  // namespace
 
@@ -99,19 +112,42 @@ class FixtureConformanceTest : public QObject {
       QCOMPARE(ours[i].args, theirs[i].args);
       QCOMPARE(ours[i].kwargs, theirs[i].kwargs);
     }
-    QCOMPARE(p.values.size(), expected.values.size());
-    for (std::size_t i = 0; i < p.values.size(); ++i) {
-      QCOMPARE(p.values[i].dtype, expected.values[i].dtype);
-      QCOMPARE(p.values[i].shape.size(), expected.values[i].shape.size());
-      for (std::size_t d = 0; d < p.values[i].shape.size(); ++d) {
-        QCOMPARE(p.values[i].shape[d].hint, expected.values[i].shape[d].hint);
-        QCOMPARE(p.values[i].shape[d].expr, expected.values[i].shape[d].expr);
-      }
-    }
+    compareValueMetas(p, expected);
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(p.symbolRanges.size(), expected.symbolRanges.size());
     QCOMPARE(p.source.schemaVersion, expected.source.schemaVersion);
     QCOMPARE(p.inputs.size(), expected.inputs.size());
     for (std::size_t i = 0; i < p.inputs.size(); ++i) QCOMPARE(p.inputs[i].target, expected.inputs[i].target);
+  }
+
+  // The reader matches each tensor_values key against the value after the last one found (torch's
+  // order) before it looks the name up: keys in another order, after the nodes, read the same.
+  void tensorValuesInAnyOrderReadTheSame_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"mlp", "cond_branch", "topk", "dynamic_batch"}) QTest::newRow(name) << name;
+  }
+  void tensorValuesInAnyOrderReadTheSame() {
+    QFETCH(QString, name);
+    const std::string path = fixturePath(name.toStdString(), ".pt2");
+    const Program expected = loadProgram(path);
+    auto ep = parseLenientOrderedJson(Pt2Archive(path).text("models/model.json"));
+    auto& graph = ep.at("graph_module").at("graph");
+    auto reversedValues = nlohmann::ordered_json::object();
+    const auto& values = graph.at("tensor_values");
+    QVERIFY(values.size() > 2);
+    for (auto it = values.crbegin(); it != values.crend(); ++it) reversedValues[it.key()] = it.value();
+    graph["tensor_values"] = reversedValues;  // an existing key keeps its place: after the nodes
+    std::vector<std::string> graphKeys;
+    for (const auto& [key, v] : graph.items()) graphKeys.push_back(key);
+    const auto at = [&](const char* key) {
+      return std::find(graphKeys.begin(), graphKeys.end(), key) - graphKeys.begin();
+    };
+    QVERIFY(at("nodes") < at("tensor_values"));
+    const std::string text = ep.dump();
+    Program p;
+    p.source.format = "pt2";
+    readExportedProgram(text, text.capacity(), path, "models/model.json", p);
+    compareValueMetas(p, expected);
   }
 
   void graphArgumentsKeepOnlyTheirName() {
