@@ -7,6 +7,7 @@
 // collapsed one box, expanded a frame around their members.
 #include <compare>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,10 @@ class ViewGraph {
   /// Weights (parameters, buffers, constants) an op node reads: folded into its box. With
   /// quantization folded, a weight read through a dequantize (or a subclass's inner tensor) is the
   /// stored weight, and dequantizedBy names that node.
-  const std::vector<ValueId>& weightsOf(NodeId n) const { return m_weights[static_cast<std::size_t>(n)]; }
+  std::span<const ValueId> weightsOf(NodeId n) const {
+    const auto i = static_cast<std::size_t>(n);
+    return {m_weights.data() + m_weightsStart[i], m_weightsStart[i + 1] - m_weightsStart[i]};
+  }
   NodeId dequantizedBy(NodeId n, ValueId weight) const;
   /// The op's argument that reads the weight (through its dequantize): "weight", "bias".
   std::string readAs(NodeId n, ValueId weight) const;
@@ -105,7 +109,10 @@ class ViewGraph {
   std::vector<ModuleLevel> m_levels;
   std::vector<int> m_parent, m_depth, m_subtreeOps, m_nodeModule, m_inlined;
   std::vector<std::vector<int>> m_children;
-  std::vector<std::vector<ValueId>> m_weights;
+  // Each op's weights, node after node: node n's are [m_weightsStart[n], m_weightsStart[n + 1]).
+  // (A list per node was 100k allocations at 100k nodes.)
+  std::vector<ValueId> m_weights;
+  std::vector<std::size_t> m_weightsStart;
   std::vector<bool> m_isWeight;
   std::vector<LevelEdge> m_flat;
 };
