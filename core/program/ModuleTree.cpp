@@ -1,57 +1,62 @@
 #include "ModuleTree.h"
 
-#include <string_view>
-#include <unordered_map>
-
 namespace torchir {
 
-void buildModuleTree(Program& p) {
-  p.modules.clear();
-  p.modules.push_back(Module{"", p.source.modelName, -1, {}, {}});
-  // Keys are views of the paths in the stacks the nodes hold, which outlive this function. Both
-  // maps start at a size that spares most rehashing (a node has at most one distinct stack):
-  // rehashing 46k modules' paths grown entry by entry took a fifth of this function.
-  std::unordered_map<std::string_view, int> byPath{{"", 0}};
-  byPath.reserve(p.nodes.size());
+ModuleTreeBuilder::ModuleTreeBuilder(std::size_t nodes) {
+  m_modules.push_back(Module{"", "", -1, {}, {}});
+  m_byPath.reserve(nodes);
+  m_byPath.emplace("", 0);
+  m_innermost.reserve(nodes);
+  m_moduleOf.reserve(nodes);
+}
+
+int ModuleTreeBuilder::innermostOf(const ModuleStack& stack) {
   // The innermost module of a stack, made with its parents on the stack's first sight.
-  auto innermostOf = [&](const ModuleStack& stack) {
-    int parent = 0;
-    for (const auto& frame : stack) {
-      auto it = byPath.find(frame.path);
-      if (it == byPath.end()) {
-        it = byPath.emplace(frame.path, static_cast<int>(p.modules.size())).first;
-        p.modules.push_back(Module{frame.path, frame.type, parent, {}, {}});
-        p.modules[static_cast<std::size_t>(parent)].children.push_back(it->second);
-      }
-      parent = it->second;
+  int parent = 0;
+  for (const auto& frame : stack) {
+    auto it = m_byPath.find(frame.path);
+    if (it == m_byPath.end()) {
+      it = m_byPath.emplace(frame.path, static_cast<int>(m_modules.size())).first;
+      m_modules.push_back(Module{frame.path, frame.type, parent, {}, {}});
+      m_modules[static_cast<std::size_t>(parent)].children.push_back(it->second);
     }
-    return parent;
-  };
+    parent = it->second;
+  }
+  return parent;
+}
+
+void ModuleTreeBuilder::add(const ModuleStack* stack) {
   // Nodes of one module share one stack: each distinct stack is walked once. Runs of nodes share
   // it too, and a lookup that finds the stack allocates nothing (emplace would make a node first).
-  std::unordered_map<const ModuleStack*, int> innermost;
-  innermost.reserve(p.nodes.size());
-  const ModuleStack* lastStack = nullptr;
-  int lastModule = 0;
-  std::vector<int> moduleOf(p.nodes.size(), 0);
-  for (const auto& n : p.nodes) {
-    int& module = moduleOf[static_cast<std::size_t>(n.id)];
-    if (const ModuleStack* stack = n.moduleStack.get(); stack == lastStack && stack) {
-      module = lastModule;
-    } else if (stack) {
-      auto it = innermost.find(stack);
-      if (it == innermost.end()) it = innermost.emplace(stack, innermostOf(*stack)).first;
-      module = it->second;
-      lastStack = stack;
-      lastModule = module;
-    }
+  int module = 0;
+  if (stack == m_lastStack && stack) {
+    module = m_lastModule;
+  } else if (stack) {
+    auto it = m_innermost.find(stack);
+    if (it == m_innermost.end()) it = m_innermost.emplace(stack, innermostOf(*stack)).first;
+    module = it->second;
+    m_lastStack = stack;
+    m_lastModule = module;
   }
+  m_moduleOf.push_back(module);
+}
+
+void ModuleTreeBuilder::into(Program& p) && {
+  for (std::size_t n = m_moduleOf.size(); n < p.nodes.size(); ++n) add(p.nodes[n].moduleStack.get());
+  m_modules.front().type = p.source.modelName;
   // Each module's list made at its size: grown node by node, 46k modules of a 100k-node program
   // reallocated 140k times.
-  std::vector<std::size_t> count(p.modules.size(), 0);
-  for (const int m : moduleOf) ++count[static_cast<std::size_t>(m)];
-  for (std::size_t m = 0; m < p.modules.size(); ++m) p.modules[m].nodes.reserve(count[m]);
-  for (const auto& n : p.nodes) p.modules[static_cast<std::size_t>(moduleOf[static_cast<std::size_t>(n.id)])].nodes.push_back(n.id);
+  std::vector<std::size_t> count(m_modules.size(), 0);
+  for (const int m : m_moduleOf) ++count[static_cast<std::size_t>(m)];
+  for (std::size_t m = 0; m < m_modules.size(); ++m) m_modules[m].nodes.reserve(count[m]);
+  for (std::size_t n = 0; n < p.nodes.size(); ++n)
+    m_modules[static_cast<std::size_t>(m_moduleOf[n])].nodes.push_back(static_cast<NodeId>(n));
+  p.modules = std::move(m_modules);
+}
+
+void buildModuleTree(Program& p) {
+  if (p.modules.empty()) ModuleTreeBuilder(p.nodes.size()).into(p);
+  p.modules.front().type = p.source.modelName;
 }
 
 }  // namespace torchir

@@ -10,6 +10,7 @@
 #include "program/FxTable.h"
 #include "program/IrWriter.h"
 #include "program/LenientJson.h"
+#include "program/ModuleTree.h"
 #include "program/ProgramLoader.h"
 #include "program/Pt2Archive.h"
 #include "program/Safetensors.h"
@@ -34,6 +35,18 @@ void compareValueMetas(const Program& p, const Program& expected) {
       QCOMPARE(p.values[i].shape[d].expr, expected.values[i].shape[d].expr);
     }
     QCOMPARE(p.values[i].strides, expected.values[i].strides);
+  }
+}
+
+/// The same modules (path, type, parent, children, nodes) in the same order.
+void compareModules(const Program& p, const Program& expected) {
+  QCOMPARE(p.modules.size(), expected.modules.size());
+  for (std::size_t m = 0; m < p.modules.size(); ++m) {
+    QCOMPARE(p.modules[m].path, expected.modules[m].path);
+    QCOMPARE(p.modules[m].type, expected.modules[m].type);
+    QCOMPARE(p.modules[m].parent, expected.modules[m].parent);
+    QCOMPARE(p.modules[m].children, expected.modules[m].children);
+    QCOMPARE(p.modules[m].nodes, expected.modules[m].nodes);
   }
 }
 
@@ -113,6 +126,9 @@ class FixtureConformanceTest : public QObject {
       QCOMPARE(ours[i].kwargs, theirs[i].kwargs);
     }
     compareValueMetas(p, expected);
+    if (QTest::currentTestFailed()) return;
+    buildModuleTree(p);  // the tree of nodes read after the inputs they follow here
+    compareModules(p, expected);
     if (QTest::currentTestFailed()) return;
     QCOMPARE(p.symbolRanges.size(), expected.symbolRanges.size());
     QCOMPARE(p.source.schemaVersion, expected.source.schemaVersion);
@@ -273,6 +289,22 @@ class FixtureConformanceTest : public QObject {
     QVERIFY(!conv.moduleFrames().empty());
     QCOMPARE(QString::fromStdString(conv.moduleFrames().front().path), QString("layer1"));
     QCOMPARE(QString::fromStdString(p.source.modelName), QString("ResNet"));
+  }
+
+  // The .pt2 reader makes the module tree from the nodes while it reads the rest of the file, and
+  // adds the nodes made after them (the output): the tree made from all nodes at once.
+  void moduleTreeMadeWhileReadingIsTheWholeTree_data() { addFixtureRows(); }
+  void moduleTreeMadeWhileReadingIsTheWholeTree() {
+    QFETCH(QString, name);
+    const Program read = loadProgram(fixturePath(n_of(name), ".pt2"));
+    QVERIFY(!read.modules.empty());
+    Program afresh = read;
+    afresh.modules.clear();
+    buildModuleTree(afresh);
+    compareModules(read, afresh);
+    QCOMPARE(read.modules.front().type, read.source.modelName);
+    QVERIFY(read.modules.front().nodes.size() >= 1);
+    QCOMPARE(read.node(read.modules.front().nodes.back()).opcode, Opcode::Output);
   }
 
   void moduleHierarchyFollowsTheModel() {
