@@ -2,6 +2,7 @@
 
 #include <future>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "DeferredRelease.h"
@@ -309,7 +310,7 @@ class Builder {
       apply(std::move(it->second), v.id);
     }
     if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
-    if (m_moduleTree.valid()) m_moduleTree.get().into(m_p);
+    if (m_moduleTree.valid()) m_treeMade.emplace(m_moduleTree.get()), m_treeMade->into(m_p);
   }
 
   void apply(TensorMeta m, ValueId id) {
@@ -780,6 +781,7 @@ class Builder {
   od::document m_doc;
   // After the stacks' table: destroyed before it, it waits for the thread that reads the stacks.
   std::future<ModuleTreeBuilder> m_moduleTree;
+  std::optional<ModuleTreeBuilder> m_treeMade;  // its maps (46k paths at 100k ops) freed with the builder
   int m_depth;          // how many graphs this one is inside
   std::size_t m_textBytes = 0;
 };

@@ -41,7 +41,7 @@ void ModuleTreeBuilder::add(const ModuleStack* stack) {
   m_moduleOf.push_back(module);
 }
 
-void ModuleTreeBuilder::into(Program& p) && {
+void ModuleTreeBuilder::into(Program& p) {
   for (std::size_t n = m_moduleOf.size(); n < p.nodes.size(); ++n) add(p.nodes[n].moduleStack.get());
   m_modules.front().type = p.source.modelName;
   // Each module's list made at its size: grown node by node, 46k modules of a 100k-node program
