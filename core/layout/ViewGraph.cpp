@@ -38,46 +38,45 @@ std::string ViewGraph::readAs(NodeId n, ValueId weight) const {
 namespace {
 
 /// The levels' edge and port lists, each without duplicates and in first-seen (program) order, so
-/// dot sees the same graph every time. The keys seen are hashed in one arena, freed at once: an
-/// ordered set per level was a third of the graph's build at 100k nodes (an allocation per key).
+/// dot sees the same graph every time. Each read of a value is routed once, from its one source,
+/// so an edge is new exactly when what it ends in is: a port the first time the value crosses
+/// that module's border, a module the first time the value enters it (from its parent's port or
+/// from the source beside it, never both), an op or an output always. Only ports and modules are
+/// remembered, hashed in one arena freed at once (an ordered set of edges per level was a third of
+/// the graph's build at 100k nodes).
 class LevelBuilder {
  public:
-  explicit LevelBuilder(std::size_t levels) : m_levels(levels), m_edges(&m_arena), m_ports(&m_arena) {}
+  explicit LevelBuilder(std::size_t levels) : m_levels(levels), m_seen(&m_arena) {}
 
   ModuleLevel& level(std::size_t m) { return m_levels[m]; }
   std::vector<ModuleLevel> take() { return std::move(m_levels); }
 
+  /// The value enters / leaves module `m`: true the first time, when its port is made.
+  bool in(std::size_t m, ValueId v) {
+    return firstSeen(Seen::InPort, m, v) && (m_levels[m].inValues.push_back(v), true);
+  }
+  bool out(std::size_t m, ValueId v) {
+    return firstSeen(Seen::OutPort, m, v) && (m_levels[m].outValues.push_back(v), true);
+  }
+  /// Whether no edge of the value ends in `to` yet.
+  bool firstInto(ItemRef to, ValueId v) {
+    return to.kind != ItemRef::Module || firstSeen(Seen::Module, static_cast<std::size_t>(to.index), v);
+  }
   void edge(std::size_t m, ItemRef a, ItemRef b, ValueId v, int port, NodeId quantizedBy) {
-    // An edge's ends are items of one level, so the level need not be part of its key.
-    const EdgeKey key{(std::uint64_t{static_cast<std::uint32_t>(a.index)} << 32) | static_cast<std::uint32_t>(b.index),
-                      (std::uint64_t{a.kind} << 40) | (std::uint64_t{b.kind} << 32) | static_cast<std::uint32_t>(v)};
-    if (m_edges.insert(key).second) m_levels[m].edges.push_back({a, b, v, port, quantizedBy});
-  }
-  void in(std::size_t m, ValueId v) {
-    if (m_ports.insert(portKey(m, v, 0)).second) m_levels[m].inValues.push_back(v);
-  }
-  void out(std::size_t m, ValueId v) {
-    if (m_ports.insert(portKey(m, v, 1)).second) m_levels[m].outValues.push_back(v);
+    m_levels[m].edges.push_back({a, b, v, port, quantizedBy});
   }
 
  private:
-  struct EdgeKey {
-    std::uint64_t indices, kindsAndValue;
-    bool operator==(const EdgeKey&) const = default;
-  };
-  struct EdgeHash {
-    std::size_t operator()(const EdgeKey& k) const {
-      return std::hash<std::uint64_t>{}(k.indices * 0x9e3779b97f4a7c15ull ^ k.kindsAndValue);
-    }
-  };
-  static std::uint64_t portKey(std::size_t m, ValueId v, std::uint64_t out) {
-    return (std::uint64_t{m} << 33) | (out << 32) | static_cast<std::uint32_t>(v);
+  enum class Seen : std::uint64_t { InPort, OutPort, Module };
+  bool firstSeen(Seen kind, std::size_t m, ValueId v) {
+    return m_seen
+        .insert((static_cast<std::uint64_t>(kind) << 62) | (std::uint64_t{m} << 32) | static_cast<std::uint32_t>(v))
+        .second;
   }
 
   std::vector<ModuleLevel> m_levels;
   std::pmr::monotonic_buffer_resource m_arena;
-  std::pmr::unordered_set<EdgeKey, EdgeHash> m_edges;
-  std::pmr::unordered_set<std::uint64_t> m_ports;
+  std::pmr::unordered_set<std::uint64_t> m_seen;
 };
 
 }  // namespace
@@ -238,18 +237,18 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     ItemRef ia = from, ic = to;
     while (a != c) {
       if (m_depth[static_cast<std::size_t>(a)] >= m_depth[static_cast<std::size_t>(c)]) {
-        b.out(static_cast<std::size_t>(a), v);
-        b.edge(static_cast<std::size_t>(a), ia, {ItemRef::OutPort, v}, v, ia == from ? port : -1, quantizedBy);
+        if (b.out(static_cast<std::size_t>(a), v))
+          b.edge(static_cast<std::size_t>(a), ia, {ItemRef::OutPort, v}, v, ia == from ? port : -1, quantizedBy);
         ia = {ItemRef::Module, a};
         a = parent[static_cast<std::size_t>(a)];
       } else {
         b.in(static_cast<std::size_t>(c), v);
-        b.edge(static_cast<std::size_t>(c), {ItemRef::InPort, v}, ic, v, -1, quantizedBy);
+        if (b.firstInto(ic, v)) b.edge(static_cast<std::size_t>(c), {ItemRef::InPort, v}, ic, v, -1, quantizedBy);
         ic = {ItemRef::Module, c};
         c = parent[static_cast<std::size_t>(c)];
       }
     }
-    b.edge(static_cast<std::size_t>(a), ia, ic, v, ia == from ? port : -1, quantizedBy);
+    if (b.firstInto(ic, v)) b.edge(static_cast<std::size_t>(a), ia, ic, v, ia == from ? port : -1, quantizedBy);
   };
 
   m_weightsStart.assign(p.nodes.size() + 1, 0);

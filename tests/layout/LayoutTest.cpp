@@ -5,13 +5,15 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <set>
+#include <tuple>
 
+#include "../program/FixtureZoo.h"
 #include "layout/BoxLabels.h"
 #include "layout/LayoutEngine.h"
 #include "layout/LayoutJson.h"
 #include "layout/LayoutWorker.h"
 #include "program/ProgramLoader.h"
-#include "../program/FixtureZoo.h"
 
 using namespace torchir;
 using namespace torchir::layout;
@@ -121,6 +123,52 @@ Program chainOfLayers(int layers) {
   return p;
 }
 
+/// Each level's edges and ports are the flat edges routed through the module hierarchy (a port on
+/// every border crossed, one edge in the innermost level holding both ends), told apart by a plain
+/// set of everything seen, in first-seen order: the graph's own bookkeeping remembers less.
+void checkLevelsRouteTheFlatEdges(const ViewGraph& g) {
+  using Seen = std::tuple<int, ItemRef, ItemRef, ValueId>;
+  std::set<Seen> seenEdges;
+  std::set<std::pair<int, ValueId>> seenIn, seenOut;
+  std::vector<ModuleLevel> want(g.moduleCount());
+  auto edge = [&](int m, ItemRef a, ItemRef b, const LevelEdge& e, int port) {
+    if (seenEdges.emplace(m, a, b, e.value).second)
+      want[static_cast<std::size_t>(m)].edges.push_back({a, b, e.value, port, e.quantizedBy});
+  };
+  auto moduleOf = [&](ItemRef item) { return item.kind == ItemRef::Op ? g.drawnIn(item.index) : 0; };
+  for (const LevelEdge& e : g.flatEdges()) {
+    int a = moduleOf(e.from), c = moduleOf(e.to);
+    ItemRef ia = e.from, ic = e.to;
+    while (a != c) {
+      if (g.depth(a) >= g.depth(c)) {
+        if (seenOut.emplace(a, e.value).second) want[static_cast<std::size_t>(a)].outValues.push_back(e.value);
+        edge(a, ia, {ItemRef::OutPort, e.value}, e, ia == e.from ? e.port : -1);
+        ia = {ItemRef::Module, a};
+        a = g.parent(a);
+      } else {
+        if (seenIn.emplace(c, e.value).second) want[static_cast<std::size_t>(c)].inValues.push_back(e.value);
+        edge(c, {ItemRef::InPort, e.value}, ic, e, -1);
+        ic = {ItemRef::Module, c};
+        c = g.parent(c);
+      }
+    }
+    edge(a, ia, ic, e, ia == e.from ? e.port : -1);
+  }
+  for (std::size_t m = 0; m < g.moduleCount(); ++m) {
+    const ModuleLevel& level = g.level(static_cast<int>(m));
+    QCOMPARE(level.inValues, want[m].inValues);
+    QCOMPARE(level.outValues, want[m].outValues);
+    QCOMPARE(level.edges.size(), want[m].edges.size());
+    for (std::size_t i = 0; i < level.edges.size(); ++i) {
+      const LevelEdge &got = level.edges[i], &expected = want[m].edges[i];
+      QVERIFY(got.from == expected.from && got.to == expected.to);
+      QCOMPARE(got.value, expected.value);
+      QCOMPARE(got.port, expected.port);
+      QCOMPARE(got.quantizedBy, expected.quantizedBy);
+    }
+  }
+}
+
 int groupCount(const ViewGraph& g) { return static_cast<int>(g.moduleCount() - g.programModules()); }
 
 }  // namespace
@@ -139,6 +187,8 @@ class LayoutTest : public QObject {
       QCOMPARE(engine.graph().drawnAs(n.id), drawnOp(p, n.id));
       QCOMPARE(engine.graph().isOpBox(n.id), isOpNode(n) && !engine.graph().isFolded(n.id));
     }
+    checkLevelsRouteTheFlatEdges(engine.graph());
+    if (QTest::currentTestFailed()) return;
     const auto collapsed = engine.layout(FoldState::initial(engine.graph()));
     QVERIFY(collapsed);
     checkInvariants(p, *collapsed, false);
@@ -199,6 +249,7 @@ class LayoutTest : public QObject {
     LayoutEngine engine;
     engine.setProgram(p);
     const ViewGraph& g = engine.graph();
+    checkLevelsRouteTheFlatEdges(g);  // through the groups' levels too
     // 200 layers: groups of 64 aligned to the index (0–63, 64–127, 128–191, 192–199).
     QCOMPARE(groupCount(g), 4);
     QCOMPARE(static_cast<int>(g.children(0).size()), 4);
