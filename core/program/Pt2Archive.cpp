@@ -160,8 +160,10 @@ struct Pt2Archive::Impl {
   std::shared_ptr<const void> owner;
   std::shared_ptr<const MappedFile> file;  // when the archive is a file of its own
   unzFile zip = nullptr;
-  std::vector<const std::string*> records;  // the entries' names, in directory order
-  std::unordered_map<std::string, Entry> entries;
+  // Names are views of the central directory in the map, which lives as long as the archive (70k
+  // records of a 100k-op program were as many strings made, moved and hashed).
+  std::vector<std::string_view> records;  // the entries' names, in directory order
+  std::unordered_map<std::string_view, Entry> entries;
   std::mutex mutex;
   std::uint64_t inflated = 0;  // bytes inflated so far, under `mutex`
   // Data ranges of the records located so far (start -> end, record), under `mutex`: a crafted
@@ -177,7 +179,7 @@ struct Pt2Archive::Impl {
   Record locate(const std::string& path, const std::string& record);
   /// The central directory from the map, after minizip has found it: its entries by full name,
   /// in order. Throws LoadError for a record that does not check out (signature, bounds).
-  std::vector<std::pair<std::string, Entry>> directory(const std::string& path) const;
+  std::vector<std::pair<std::string_view, Entry>> directory(const std::string& path) const;
   /// Where an entry's data starts, read from its local header in the map (checked: signature,
   /// bounds, the name's length); nullopt when it does not check out, and minizip is asked instead.
   std::optional<std::uint64_t> dataOffset(const Entry& e) const;
@@ -219,27 +221,24 @@ void Pt2Archive::Impl::open(const std::string& path) {
   // PyTorchStreamReader's convention: every entry sits under one root folder, named by the first
   // entry, and records are named relative to it. Archives without one (torch 2.6/2.7's flat .pt2)
   // keep full names.
-  std::string prefix;
+  std::string_view prefix;
   if (!all.empty()) {
     const auto slash = all.front().first.find('/');
-    if (slash != std::string::npos && slash > 0) prefix = all.front().first.substr(0, slash + 1);
+    if (slash != std::string_view::npos && slash > 0) prefix = all.front().first.substr(0, slash + 1);
   }
-  const bool rooted =
-      !prefix.empty() && std::all_of(all.begin(), all.end(), [&](const auto& a) { return a.first.rfind(prefix, 0) == 0; });
-  // Each name is moved into the map, its key: 140k records of a 100k-op program were three string
-  // copies each.
+  const bool rooted = !prefix.empty() &&
+                      std::all_of(all.begin(), all.end(), [&](const auto& a) { return a.first.rfind(prefix, 0) == 0; });
   entries.reserve(all.size());  // bounded by the directory read above: never rehashed
   records.reserve(all.size());
   for (auto& [name, e] : all) {
-    if (rooted) name.erase(0, prefix.size());
+    if (rooted) name.remove_prefix(prefix.size());
     if (name.empty() || name.back() == '/') continue;  // folder entries hold nothing
-    const auto [it, first] = entries.try_emplace(std::move(name), e);  // the first one wins
-    if (first) records.push_back(&it->first);
+    if (entries.try_emplace(name, e).second) records.push_back(name);  // the first one wins
   }
 }
 
-std::vector<std::pair<std::string, Entry>> Pt2Archive::Impl::directory(const std::string& path) const {
-  std::vector<std::pair<std::string, Entry>> all;
+std::vector<std::pair<std::string_view, Entry>> Pt2Archive::Impl::directory(const std::string& path) const {
+  std::vector<std::pair<std::string_view, Entry>> all;
   unz_global_info64 global{};
   unz64_file_pos first{};
   if (unzGetGlobalInfo64(zip, &global) != UNZ_OK) throw LoadError(path, "corrupt zip directory (truncated?)");
@@ -273,7 +272,7 @@ std::vector<std::pair<std::string, Entry>> Pt2Archive::Impl::directory(const std
     if (e.usize == kMax32 && next < fields) e.usize = zip64[next++];
     if (e.csize == kMax32 && next < fields) e.csize = zip64[next++];
     if (e.localHeader == kMax32 && next < fields) e.localHeader = zip64[next++];
-    all.emplace_back(std::string(reinterpret_cast<const char*>(c + 46), nameLength), e);
+    all.emplace_back(std::string_view(reinterpret_cast<const char*>(c + 46), nameLength), e);
     at += 46 + nameLength + extraLength + commentLength;
   }
   return all;
@@ -411,7 +410,7 @@ Pt2Archive::~Pt2Archive() {
 std::vector<std::string> Pt2Archive::records() const {
   std::vector<std::string> names;
   names.reserve(m_impl->records.size());
-  for (const std::string* name : m_impl->records) names.push_back(*name);
+  for (const std::string_view name : m_impl->records) names.emplace_back(name);
   return names;
 }
 
