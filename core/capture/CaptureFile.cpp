@@ -1,7 +1,5 @@
 #include "capture/CaptureFile.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,9 +8,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "program/EscapedText.h"
-#include "compare/ComparisonJson.h"
 #include "capture/ExecJson.h"
+#include "compare/ComparisonJson.h"
+#include "program/Crc32.h"
+#include "program/EscapedText.h"
 #include "program/JsonFields.h"
 #include "program/LenientJson.h"
 #include "program/LoadError.h"
@@ -143,14 +142,7 @@ ComparisonRecord comparisonFromNames(const Capture::Comparison& named, std::shar
 
 Capture::ProgramRef programReference(const std::string& path) {
   const auto file = MappedFile::open(path);
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes at most a uInt at a time
-  for (std::size_t at = 0; at < file->size();) {
-    const std::size_t n = std::min<std::size_t>(file->size() - at, std::numeric_limits<uInt>::max());
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(file->data() + at), static_cast<uInt>(n));
-    at += n;
-  }
-  return {path, file->size(), static_cast<uint32_t>(crc)};
+  return {path, file->size(), crc32Of(file->data(), file->size())};
 }
 
 std::string capturedProgramPath(const Capture& c, const std::string& capturePath, const std::string& extractFolder) {

@@ -1,7 +1,5 @@
 #include "Pt2Archive.h"
 
-#include <optional>
-
 #include <minizip/unzip.h>
 #include <zlib.h>
 
@@ -11,13 +9,15 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
+#include "Crc32.h"
 #include "LoadError.h"
 #include "MappedFile.h"
 
 // minizip 1.1 reads the zip directory through custom I/O over memory (the file is mapped once) and
-// finds where each record's data starts; zlib checks CRCs and inflates compressed records; stored
+// finds where each record's data starts; libdeflate checks CRCs, zlib inflates compressed records; stored
 // records are handed out in place. libtorch's PyTorchStreamReader did this job before, but linking
 // it cost every process ~0.3 s of libtorch start-up before the first record was read.
 // Debian's minizip (zlib 1.2.8's contrib) does not apply zip64 extra fields on 64-bit Linux, so
@@ -51,16 +51,6 @@ voidpf ZCALLBACK memOpen(voidpf opaque, const void* /*filename*/, int mode) {
 constexpr std::size_t kCheckAlongsideBytes = std::size_t{1} << 20;
 
 /// zlib's CRC-32 of a buffer of any size (zlib counts in 32 bits).
-std::uint32_t crcOf(const void* data, std::size_t size) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t at = 0; at < size;) {
-    const auto n = static_cast<uInt>(std::min<std::size_t>(size - at, 1u << 30));
-    crc = crc32(crc, static_cast<const Bytef*>(data) + at, n);
-    at += n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
-
 uLong ZCALLBACK memRead(voidpf /*opaque*/, voidpf s, void* buf, uLong n) {
   auto* stream = static_cast<MemoryStream*>(s);
   const std::size_t size = stream->source->size;
@@ -381,7 +371,7 @@ std::vector<std::byte> Pt2Archive::Impl::read(const std::string& path, const std
     if (rc != Z_STREAM_END) throw bad("cannot be inflated (corrupt or truncated data)");
     if (produced != r.usize) throw bad("inflates to another size than declared (corrupt archive)");
   }
-  if (crcOf(out.data(), out.size()) != r.crc) throw bad("fails its CRC check (corrupt archive)");
+  if (crc32Of(out.data(), out.size()) != r.crc) throw bad("fails its CRC check (corrupt archive)");
   return out;
 }
 
@@ -427,7 +417,8 @@ Record Pt2Archive::Impl::textRecord(const std::string& path, const std::string& 
 
 const char* Pt2Archive::Impl::checkedStored(const std::string& path, const std::string& record, const Record& r) const {
   const char* bytes = reinterpret_cast<const char*>(source.data + r.offset);
-  if (crcOf(bytes, r.csize) != r.crc) throw LoadError(path, "record " + record + " fails its CRC check (corrupt archive)");
+  if (crc32Of(bytes, r.csize) != r.crc)
+    throw LoadError(path, "record " + record + " fails its CRC check (corrupt archive)");
   return bytes;
 }
 
@@ -458,7 +449,7 @@ void Pt2Archive::withText(const std::string& record,
     return use(copy, copy.capacity());
   }
   const char* bytes = reinterpret_cast<const char*>(m_impl->source.data + r.offset);
-  auto checked = std::async(std::launch::async, [bytes, r] { return crcOf(bytes, r.csize) == r.crc; });
+  auto checked = std::async(std::launch::async, [bytes, r] { return crc32Of(bytes, r.csize) == r.crc; });
   std::exception_ptr failure;
   try {
     use({bytes, r.csize}, r.csize + kTextPadding);
