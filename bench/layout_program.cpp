@@ -1,5 +1,6 @@
 // Times the layout engine in process on one program, as the studio would use it. Prints one
 // `name seconds dot_runs boxes` line per step:
+//   graph     the view graph the layouts pick levels from (once per program; boxes: its levels)
 //   initial   the first view (FoldState::initial) on a fresh engine
 //   all       everything expanded, fresh engine
 //   expand    a laid-out program with one module (the largest collapsed one still visible in the
@@ -41,7 +42,10 @@ int main(int argc, char** argv) {
     const Program p = loadProgram(argv[1]);
     {
       LayoutEngine engine;
+      const auto t0 = std::chrono::steady_clock::now();
       engine.setProgram(p);
+      std::printf("graph %.4f 0 %zu\n", since(t0), engine.graph().moduleCount());
+      std::fflush(stdout);
       step("initial", engine, FoldState::initial(engine.graph()));
       // The module the first view shows collapsed with the most ops: what a user would open.
       const FoldState first = FoldState::initial(engine.graph());
