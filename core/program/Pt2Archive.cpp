@@ -50,7 +50,6 @@ voidpf ZCALLBACK memOpen(voidpf opaque, const void* /*filename*/, int mode) {
 /// parsing it, and a second thread is cheap next to that.
 constexpr std::size_t kCheckAlongsideBytes = std::size_t{1} << 20;
 
-/// zlib's CRC-32 of a buffer of any size (zlib counts in 32 bits).
 uLong ZCALLBACK memRead(voidpf /*opaque*/, voidpf s, void* buf, uLong n) {
   auto* stream = static_cast<MemoryStream*>(s);
   const std::size_t size = stream->source->size;

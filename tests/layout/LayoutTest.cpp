@@ -206,6 +206,27 @@ class LayoutTest : public QObject {
   // Graphviz 2.42 keeps a one-byte visit mark across runs; with the old ranker, every ~255th
   // component search met marks left by network simplex and crashed (about 96 runs of resnet18's
   // levels). A studio session expands and collapses for hours, so hundreds of runs must be safe.
+  // Quantized programs (pt2e, torchao): folded quantization routes values through `unfold`, and
+  // unfolded it draws every quantize node; both views' levels are the flat edges routed.
+  void quantizedLevelsRouteTheFlatEdges_data() {
+    QTest::addColumn<QString>("name");
+    const auto manifest = test::readJson(test::fixturesDir() + "/quant/manifest.json");
+    for (const auto& f : manifest.at("fixtures")) {
+      const std::string name = f.at("name");
+      QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+  }
+  void quantizedLevelsRouteTheFlatEdges() {
+    QFETCH(QString, name);
+    const Program p =
+        loadProgram(test::fixturesDir() + "/quant/" + name.toStdString() + "/" + name.toStdString() + ".pt2");
+    for (const bool fold : {true, false}) {
+      const ViewGraph g(p, ViewOptions{fold});
+      checkLevelsRouteTheFlatEdges(g);
+      if (QTest::currentTestFailed()) return;
+    }
+  }
+
   void hundredsOfDotRunsInOneProcess() {
     const Program p = loadProgram(test::fixturePath("resnet18", ".pt2"));
     std::string first;

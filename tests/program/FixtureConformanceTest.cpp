@@ -127,7 +127,7 @@ class FixtureConformanceTest : public QObject {
     }
     compareValueMetas(p, expected);
     if (QTest::currentTestFailed()) return;
-    buildModuleTree(p);  // the tree of nodes read after the inputs they follow here
+    buildModuleTree(p);  // the reader made the tree (nodes before inputs here); this names the root
     compareModules(p, expected);
     if (QTest::currentTestFailed()) return;
     QCOMPARE(p.symbolRanges.size(), expected.symbolRanges.size());
