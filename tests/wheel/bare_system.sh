@@ -12,6 +12,9 @@ wheel=$1 wheelhouse=$2 out=$3
 base=${TORCHIR_CACHE:-$HOME/.cache/torchir}/debian12-minbase.tar
 [ "$(id -u)" -eq 0 ] || { echo "bare system: not checked: needs root (chroot)"; exit 77; }
 [ -f "$base" ] || { echo "bare system: not checked: no $base (packaging/test-install.sh makes it)"; exit 77; }
+# The root, with torch and its CUDA libraries installed, takes up to 6.2 GiB in /tmp at its peak.
+free_gib=$(( $(df --output=avail -k /tmp | tail -n 1) / 1048576 ))
+[ "$free_gib" -ge 7 ] || { echo "bare system: not checked: $free_gib GiB free in /tmp, the root needs 7"; exit 77; }
 
 . "$(dirname "$0")/../../packaging/debian-root.sh"
 enter_debian_root "bare system" "$base" "$wheelhouse:/wheelhouse" /tmp/.X11-unix:/tmp/.X11-unix
@@ -23,12 +26,13 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends python3-venv libx11-6 libxext6 libxrender1 libsm6 libice6 \
   libgl1 libglib2.0-0 libexpat1 zlib1g libx11-xcb1 libegl1 libopengl0 fonts-dejavu-core fontconfig-config >/dev/null
+apt-get clean
 if dpkg -l | grep -E "^ii +(libqt6|qt6-|libgvc|libcgraph|graphviz)"; then
   echo "bare system: the root has Qt or Graphviz" >&2; exit 1
 fi
 echo "bare system: $(dpkg -l | grep -c "^ii") Debian packages, none of Qt or Graphviz"
 python3 -m venv /env
-/env/bin/pip install -q --no-index --find-links /wheelhouse /check/*.whl
+/env/bin/pip install -q --no-cache-dir --no-index --find-links /wheelhouse /check/*.whl
 cd /tmp
 /env/bin/torchir --version
 demo=$(ls /env/lib/python3*/site-packages/torchir_studio/share/torchir-studio/demo/demo.pt2)

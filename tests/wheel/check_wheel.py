@@ -290,6 +290,9 @@ def main():
         else:
             print(f"another torch: not checked: no environment at {args.other_torch}")
         check_other_torch(wheel, work, None, "no torch", torch_pin)
+        # The bare root installs torch again (about 5 GiB with its CUDA libraries): the environment
+        # above goes first, so that the two never fill the disk together.
+        shutil.rmtree(venv)
         check_bare_system(wheel, wheelhouse, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
