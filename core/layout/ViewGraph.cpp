@@ -40,10 +40,10 @@ namespace {
 /// The levels' edge and port lists, each without duplicates and in first-seen (program) order, so
 /// dot sees the same graph every time. Each read of a value is routed once, from its one source,
 /// so an edge is new exactly when what it ends in is: a port the first time the value crosses
-/// that module's border, a module the first time the value enters it (from its parent's port or
-/// from the source beside it, never both), an op or an output always. Only ports and modules are
-/// remembered, hashed in one arena freed at once (an ordered set of edges per level was a third of
-/// the graph's build at 100k nodes).
+/// that module's border, a module the first time the value enters it (which is when its in-port
+/// is made: a value enters a module only through that port), an op or an output always. Only the
+/// ports are remembered, hashed in one arena freed at once (an ordered set of edges per level was a
+/// third of the graph's build at 100k nodes).
 class LevelBuilder {
  public:
   explicit LevelBuilder(std::size_t levels) : m_levels(levels), m_seen(&m_arena) {}
@@ -58,16 +58,12 @@ class LevelBuilder {
   bool out(std::size_t m, ValueId v) {
     return firstSeen(Seen::OutPort, m, v) && (m_levels[m].outValues.push_back(v), true);
   }
-  /// Whether no edge of the value ends in `to` yet.
-  bool firstInto(ItemRef to, ValueId v) {
-    return to.kind != ItemRef::Module || firstSeen(Seen::Module, static_cast<std::size_t>(to.index), v);
-  }
   void edge(std::size_t m, ItemRef a, ItemRef b, ValueId v, int port, NodeId quantizedBy) {
     m_levels[m].edges.push_back({a, b, v, port, quantizedBy});
   }
 
  private:
-  enum class Seen : std::uint64_t { InPort, OutPort, Module };
+  enum class Seen : std::uint64_t { InPort, OutPort };
   bool firstSeen(Seen kind, std::size_t m, ValueId v) {
     return m_seen
         .insert((static_cast<std::uint64_t>(kind) << 62) | (std::uint64_t{m} << 32) | static_cast<std::uint32_t>(v))
@@ -235,6 +231,7 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
     m_flat.push_back({from, to, v, port, quantizedBy});
     int a = nodeModule(from), c = nodeModule(to);
     ItemRef ia = from, ic = to;
+    bool newInto = true;  // whether no edge of the value ends in `ic` yet: always so for an op or an output
     while (a != c) {
       if (m_depth[static_cast<std::size_t>(a)] >= m_depth[static_cast<std::size_t>(c)]) {
         if (b.out(static_cast<std::size_t>(a), v))
@@ -242,13 +239,14 @@ ViewGraph::ViewGraph(const Program& p, ViewOptions options) : m_program(p), m_op
         ia = {ItemRef::Module, a};
         a = parent[static_cast<std::size_t>(a)];
       } else {
-        b.in(static_cast<std::size_t>(c), v);
-        if (b.firstInto(ic, v)) b.edge(static_cast<std::size_t>(c), {ItemRef::InPort, v}, ic, v, -1, quantizedBy);
+        const bool newPort = b.in(static_cast<std::size_t>(c), v);
+        if (newInto) b.edge(static_cast<std::size_t>(c), {ItemRef::InPort, v}, ic, v, -1, quantizedBy);
         ic = {ItemRef::Module, c};
+        newInto = newPort;
         c = parent[static_cast<std::size_t>(c)];
       }
     }
-    if (b.firstInto(ic, v)) b.edge(static_cast<std::size_t>(a), ia, ic, v, ia == from ? port : -1, quantizedBy);
+    if (newInto) b.edge(static_cast<std::size_t>(a), ia, ic, v, ia == from ? port : -1, quantizedBy);
   };
 
   m_weightsStart.assign(p.nodes.size() + 1, 0);
