@@ -5,7 +5,8 @@ program of 3 GiB of float32 weights (48 layers of width 1024) written by bench/m
 
 The run reads weights through the file's map (pages the kernel may evict); the comparison's
 reference makes each float64 weight when a node needs it and lets it go past a bound. Exits 77
-(skipped) with the reason where no memory cgroup can be made here.
+(skipped) with the reason where no memory cgroup can be made here, or where the disk has no room
+for the program.
 
 Usage: check_memory_limit.py --torchir BIN --build BUILD --out DIR [--layers N] [--width D] [--limit-mib M]
 """
@@ -34,14 +35,20 @@ def main():
     ap.add_argument("--limit-mib", type=int, default=1024)
     a = ap.parse_args()
     limit = a.limit_mib << 20
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    # The program (16 D^2 float32 parameters a layer) and a little more for the outputs.
+    need = a.layers * 16 * a.width**2 * 4 + (256 << 20)
+    free = shutil.disk_usage(a.out).free
+    if free < need:
+        print(f"skipped: {free / 2**30:.1f} GiB free in {a.out}, the program needs {need / 2**30:.1f}")
+        return SKIP
     name = f"torchir-memory-test-{os.getpid()}"
     try:
         cgroup, peak_file = make_cgroup(name, limit)
     except Skip as e:
         print(f"skipped: {e}")
         return SKIP
-    shutil.rmtree(a.out, ignore_errors=True)
-    os.makedirs(a.out)
     program = os.path.join(a.out, "big.pt2")
     try:
         subprocess.run([sys.executable, os.path.join(BENCH, "make_big_program.py"), a.build, program, str(a.layers),
