@@ -240,9 +240,12 @@ class Builder {
         m_outputsText = json::rawText(m_r, v);
       } else if (key == "nodes") {
         nodes = true;
-        if (inputs)
-          readNodes(v), startModuleTree();
-        else nodesText = json::rawText(m_r, v);
+        if (inputs) {
+          readNodes(v);
+          startModuleTree();
+        } else {
+          nodesText = json::rawText(m_r, v);
+        }
       } else if (key == "tensor_values") {
         fields(v, "tensor_values", [&](std::string_view name, od::value meta) {
           // torch writes tensor_values after the nodes: the value is there to take its meta
@@ -257,7 +260,10 @@ class Builder {
       }
     });
     if (!inputs || !outputs || !nodes) fail("the graph has no inputs, outputs or nodes");
-    if (!nodesText.empty()) readNodes(ofText(nodesText, "the graph's nodes")), startModuleTree();
+    if (!nodesText.empty()) {
+      readNodes(ofText(nodesText, "the graph's nodes"));
+      startModuleTree();
+    }
   }
 
   /// The program's module tree, made from the stacks of the nodes read so far on another thread

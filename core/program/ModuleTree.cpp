@@ -43,7 +43,6 @@ void ModuleTreeBuilder::add(const ModuleStack* stack) {
 
 void ModuleTreeBuilder::into(Program& p) {
   for (std::size_t n = m_moduleOf.size(); n < p.nodes.size(); ++n) add(p.nodes[n].moduleStack.get());
-  m_modules.front().type = p.source.modelName;
   // Each module's list made at its size: grown node by node, 46k modules of a 100k-node program
   // reallocated 140k times.
   std::vector<std::size_t> count(m_modules.size(), 0);

@@ -18,7 +18,8 @@ class ModuleTreeBuilder {
   /// The next node's stack; null when it is in no module. The stack must outlive the builder.
   void add(const ModuleStack* stack);
   /// Sets `program.modules`: the tree of the stacks added for its first nodes, continued with the
-  /// stacks of the nodes after them; the root is named after the model. Once only.
+  /// stacks of the nodes after them. The root is left unnamed: buildModuleTree names it, once the
+  /// model's name is known (a .pt2's may come from its file name, after the reader). Once only.
   void into(Program& program);
 
  private:
