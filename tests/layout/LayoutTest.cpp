@@ -203,14 +203,12 @@ class LayoutTest : public QObject {
     QCOMPARE(layoutToJson(*again.layout(FoldState::all(p))).dump(), layoutToJson(*all).dump());
   }
 
-  // Graphviz 2.42 keeps a one-byte visit mark across runs; with the old ranker, every ~255th
-  // component search met marks left by network simplex and crashed (about 96 runs of resnet18's
-  // levels). A studio session expands and collapses for hours, so hundreds of runs must be safe.
   // Quantized programs (pt2e, torchao): folded quantization routes values through `unfold`, and
   // unfolded it draws every quantize node; both views' levels are the flat edges routed.
   void quantizedLevelsRouteTheFlatEdges_data() {
     QTest::addColumn<QString>("name");
     const auto manifest = test::readJson(test::fixturesDir() + "/quant/manifest.json");
+    QVERIFY(!manifest.at("fixtures").empty());
     for (const auto& f : manifest.at("fixtures")) {
       const std::string name = f.at("name");
       QTest::newRow(name.c_str()) << QString::fromStdString(name);
@@ -222,11 +220,17 @@ class LayoutTest : public QObject {
         loadProgram(test::fixturesDir() + "/quant/" + name.toStdString() + "/" + name.toStdString() + ".pt2");
     for (const bool fold : {true, false}) {
       const ViewGraph g(p, ViewOptions{fold});
+      bool folded = false;  // a quantized program folds some node, or `unfold` was never tried
+      for (const Node& n : p.nodes) folded = folded || g.isFolded(n.id);
+      QCOMPARE(folded, fold);
       checkLevelsRouteTheFlatEdges(g);
       if (QTest::currentTestFailed()) return;
     }
   }
 
+  // Graphviz 2.42 keeps a one-byte visit mark across runs; with the old ranker, every ~255th
+  // component search met marks left by network simplex and crashed (about 96 runs of resnet18's
+  // levels). A studio session expands and collapses for hours, so hundreds of runs must be safe.
   void hundredsOfDotRunsInOneProcess() {
     const Program p = loadProgram(test::fixturePath("resnet18", ".pt2"));
     std::string first;
