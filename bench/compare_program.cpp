@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "BenchTiming.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "compare/PairedRun.h"
+#include "quant/QuantComparison.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace {
 
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
       const double x = timed(*a), y = timed(*b);
       a->reset();
       b->reset();
-      torchir::PairedRun paired(*a, *b, torchir::identityMatching(program));
+      torchir::PairedRun paired(*a, *b, torchir::identityMatching(program), {}, torchir::quantComparison());
       const double z = torchir::bench::seconds([&] {
         if (paired.run().reason != torchir::StopReason::Finished) std::exit(1);
       });

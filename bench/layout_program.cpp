@@ -12,7 +12,7 @@
 
 #include "layout/LayoutEngine.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using namespace torchir;
 using namespace torchir::layout;

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "program/ProgramSummary.h"
 
 int main(int argc, char** argv) {

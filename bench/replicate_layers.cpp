@@ -22,11 +22,11 @@
 #include <variant>
 #include <vector>
 
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "program/LoadError.h"
 #include "program/ModuleTree.h"
-#include "program/ProgramLoader.h"
-#include "program/Pt2Writer.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Pt2Writer.h"
 
 using namespace torchir;
 

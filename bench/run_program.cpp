@@ -11,11 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/InputsFile.h"
+#include "formats/InputsFile.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "BenchTiming.h"
-#include "aten/AtenBackend.h"
-#include "compare/KeepInFloat.h"
+#include "exec/AtenBackend.h"
+#include "quant/KeepInFloat.h"
+#include "quant/QuantComparison.h"
 #include "compare/PairedRun.h"
-#include "compare/Sensitivity.h"
-#include "program/InputsFile.h"
+#include "quant/Sensitivity.h"
+#include "formats/InputsFile.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace {
 
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
     auto b = backend.createSession(f);
     a->setMemoryBudget(std::numeric_limits<std::size_t>::max());
     if (!a->setInputs(inputs).ok() || !b->setInputs(inputs).ok()) return 1;
-    torchir::PairedRun paired(*a, *b, torchir::matchNodes(q, f));
+    torchir::PairedRun paired(*a, *b, torchir::matchNodes(q, f), {}, torchir::quantComparison());
     if (paired.run().reason != torchir::StopReason::Finished) return 1;
     if (!b->finished()) runToEnd(*b);
     const std::vector<torchir::NodeId> layers = torchir::quantizedLayers(q);

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "BenchTiming.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using torchir::bench::median;
 using torchir::bench::seconds;

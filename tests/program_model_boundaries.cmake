@@ -1,9 +1,51 @@
-# The program model's boundary, checked on the sources: outside core/program's readers and writers
-# nothing names a key of torch's serialized argument union (`"as_tensor"`, `"as_ints"`, ...), and
-# the engine's interface (core/exec) and the studio (ui) do not include nlohmann_json, directly or
-# through a core header they include. Run as `cmake -DROOT=<source dir> -P this file`.
+# The program model's boundary, checked on the sources: outside the readers and writers
+# (core/formats) nothing names a key of torch's serialized argument union (`"as_tensor"`,
+# `"as_ints"`, ...); the engine's interface (core/exec) and the studio (ui) do not include
+# nlohmann_json, directly or through a core header they include; and each folder of core includes
+# only its own floor and the floors below it (core/CMakeLists.txt), headers that no source
+# compiles included. Run as `cmake -DROOT=<source dir> -P this file`.
 set(problems "")
-foreach(dir core/aten core/exec core/layout core/cli ui)
+
+# The folders each folder of core may include, its own floor and those below.
+set(below_program program)
+set(below_formats ${below_program} formats)
+set(below_pyhost ${below_formats} pyhost)
+set(below_exec ${below_pyhost} exec)
+set(below_aten ${below_exec} aten)
+set(below_layout ${below_exec} layout)
+set(below_compare ${below_layout} capture check compare repro)
+set(below_capture ${below_compare})
+set(below_check ${below_compare})
+set(below_repro ${below_compare})
+set(below_quant ${below_compare} quant)
+set(below_debug ${below_quant} debug)
+set(below_cli ${below_debug} cli)
+file(GLOB floors LIST_DIRECTORIES true RELATIVE "${ROOT}/core" "${ROOT}/core/*")
+foreach(floor ${floors})
+  if(NOT IS_DIRECTORY "${ROOT}/core/${floor}")
+    continue()
+  endif()
+  if(NOT DEFINED below_${floor})
+    list(APPEND problems "core/${floor} is on no floor: give it one here and in core/CMakeLists.txt")
+    continue()
+  endif()
+  file(GLOB_RECURSE files "${ROOT}/core/${floor}/*.h" "${ROOT}/core/${floor}/*.cpp")
+  foreach(f ${files})
+    file(STRINGS "${f}" includes REGEX "^#include \"")
+    foreach(line ${includes})
+      if(line MATCHES "^#include \"\\.\\./")
+        list(APPEND problems "${f}: ${line} climbs out of its folder")
+      elseif(line MATCHES "^#include \"([a-z]+)/")
+        list(FIND below_${floor} "${CMAKE_MATCH_1}" allowed)
+        if(allowed EQUAL -1)
+          list(APPEND problems "${f}: ${line} reaches a floor above core/${floor}")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+foreach(dir core/aten core/exec core/layout core/cli core/program ui)
   file(GLOB_RECURSE files "${ROOT}/${dir}/*.h" "${ROOT}/${dir}/*.cpp")
   foreach(f ${files})
     file(READ "${f}" text)
@@ -64,4 +106,4 @@ if(problems)
   message(FATAL_ERROR "${message}")
 endif()
 list(LENGTH json_headers n)
-message(STATUS "boundaries hold (${n} core headers use nlohmann_json; none reaches core/exec or ui)")
+message(STATUS "boundaries hold (every folder of core includes its floor and those below; ${n} core headers use nlohmann_json, none reaches core/exec or ui)")

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "FailureExplainer.h"
-#include "program/WeightsFile.h"
+#include "formats/WeightsFile.h"
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
 #include "NodeKernels.h"
@@ -329,12 +329,9 @@ class AtenSession final : public Session {
       }
     } restore{m_values, {}};
     for (ValueId v : n.outputs) restore.saved.emplace_back(v, m_values[static_cast<std::size_t>(v)]);
-    // an ATen op whose schema writes no argument (no `!`) is given the run's own tensors, uncopied;
-    // executors, higher-order ops and the norms that update running stats in training without
-    // saying so get copies
-    const std::string schema = k.schema();
-    const bool mayWrite = schema.rfind("aten::", 0) != 0 || schema.find('!') != std::string::npos ||
-                          schema.find("_norm") != std::string::npos;
+    // a call that says it writes no argument is given the run's own tensors, uncopied; every
+    // other gets copies
+    const bool mayWrite = !k.declaresItsWrites() || !k.writtenArguments().empty();
     for (std::size_t i = 0; i < named.size(); ++i) {
       c10::IValue& slot = m_values[static_cast<std::size_t>(named[i])];
       restore.saved.emplace_back(named[i], slot);
@@ -556,6 +553,7 @@ class AtenSession final : public Session {
     rec.executed = true;
     rec.doesWork = k.doesWork();
     rec.schema = k.schema();
+    rec.writtenArguments = k.writtenArguments();
     rec.microseconds = run.microseconds;
     rec.arguments = k.arguments(run);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));

@@ -1,7 +1,7 @@
 #include "CustomKernel.h"
 
 #include "IValueSummary.h"
-#include "program/ArgumentJson.h"
+#include "formats/ArgumentJson.h"
 
 namespace torchir {
 

@@ -9,7 +9,7 @@
 
 #include <dlfcn.h>
 
-#include "AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "ExecutorRegistry.h"
 #include "OperatorLookup.h"
 #include "PythonOps.h"

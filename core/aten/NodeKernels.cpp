@@ -24,6 +24,14 @@ double microsecondsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 
+/// The arguments a schema's alias info marks as written (`Tensor(a!)`), by index.
+std::vector<std::size_t> writtenBy(const c10::FunctionSchema& schema) {
+  std::vector<std::size_t> written;
+  for (std::size_t i = 0; i < schema.arguments().size(); ++i)
+    if (const c10::AliasInfo* a = schema.arguments()[i].alias_info(); a && a->isWrite()) written.push_back(i);
+  return written;
+}
+
 /// Placeholders, a .pt2's getitems (they only name an output of the op before them), the output.
 class NoWorkKernel final : public NodeKernel {
  public:
@@ -142,7 +150,13 @@ class DispatcherKernel final : public PlannedKernel {
   /// `program`: non-null for an op run in Python, whose outputs are held to what export recorded.
   DispatcherKernel(const Node& n, c10::OperatorHandle op, CallPlan plan, bool ir, const Program* program = nullptr)
       : PlannedKernel(std::move(plan), toString(op.schema()) + (program ? "  [run in " + pythonHostLabel() + "]" : "")),
-        m_node(n), m_op(std::move(op)), m_ir(ir), m_python(program) {}
+        m_node(n), m_op(std::move(op)), m_ir(ir), m_python(program), m_written(writtenBy(m_op.schema())) {}
+
+  std::vector<std::size_t> writtenArguments() const override { return m_written; }
+  bool declaresItsWrites() const override {
+    const std::string& name = m_op.schema().name();
+    return !m_python && name.rfind("aten::", 0) == 0 && name.find("_norm") == std::string::npos;
+  }
 
   void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
     push(frame, stack, run);
@@ -220,6 +234,7 @@ class DispatcherKernel final : public PlannedKernel {
   c10::OperatorHandle m_op;
   bool m_ir;
   const Program* m_python;
+  std::vector<std::size_t> m_written;
 };
 
 /// The IR's getitem copies one output of its producer into a value of its own.
@@ -306,6 +321,8 @@ class ExportDtypeKernel final : public NodeKernel {
   ExportDtypeKernel(const Program& p, const Node& n, std::unique_ptr<NodeKernel> inner, DType shadow)
       : m_program(p), m_node(n), m_inner(std::move(inner)), m_shadow(static_cast<at::ScalarType>(shadow)) {}
   std::string schema() const override { return m_inner->schema(); }
+  std::vector<std::size_t> writtenArguments() const override { return m_inner->writtenArguments(); }
+  bool declaresItsWrites() const override { return m_inner->declaresItsWrites(); }
   const KernelProblem* problem() const override { return m_inner->problem(); }
   std::vector<ArgumentRecord> arguments(const NodeRun& run) const override { return m_inner->arguments(run); }
   std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& values) const override {

@@ -39,6 +39,13 @@ class NodeKernel {
   /// False for nodes that only name values (placeholders, a .pt2's getitems, the output).
   virtual bool doesWork() const { return true; }
   virtual std::string schema() const { return {}; }
+  /// The schema arguments the call writes, by index, as the parsed schema's alias info says
+  /// (`Tensor(a!) self`); empty for a call that writes none or has no schema.
+  virtual std::vector<std::size_t> writtenArguments() const { return {}; }
+  /// Whether writtenArguments is the whole truth. False for executors, higher-order ops and ops
+  /// outside ATen, whose schemas may not say, and for the norms that update their running stats
+  /// in training without saying so: such a call may write any tensor it is given.
+  virtual bool declaresItsWrites() const { return false; }
   /// Non-null when the node cannot run at all.
   virtual const KernelProblem* problem() const { return nullptr; }
   /// Runs the node on the frame: its results into `frame`, what its record needs into `run`.

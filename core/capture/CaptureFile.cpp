@@ -10,13 +10,13 @@
 
 #include "capture/ExecJson.h"
 #include "compare/ComparisonJson.h"
-#include "program/Crc32.h"
+#include "formats/Crc32.h"
 #include "program/EscapedText.h"
-#include "program/JsonFields.h"
-#include "program/LenientJson.h"
+#include "formats/JsonFields.h"
+#include "formats/LenientJson.h"
 #include "program/LoadError.h"
-#include "program/MappedFile.h"
-#include "program/Safetensors.h"
+#include "formats/MappedFile.h"
+#include "formats/Safetensors.h"
 
 namespace torchir {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "exec/ExecTypes.h"
-#include "program/JsonFields.h"
+#include "formats/JsonFields.h"
 
 namespace torchir {
 

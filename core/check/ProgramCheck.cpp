@@ -5,8 +5,8 @@
 
 #include "exec/Session.h"
 #include "program/DType.h"
-#include "program/IrWriter.h"
-#include "program/WeightsFile.h"
+#include "formats/IrWriter.h"
+#include "formats/WeightsFile.h"
 
 namespace torchir {
 namespace {

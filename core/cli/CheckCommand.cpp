@@ -4,11 +4,11 @@
 
 #include "Cli.h"
 #include "CommandSession.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "check/ProgramCheck.h"
 #include "exec/Session.h"
 #include "program/EscapedText.h"
-#include "program/InputsFile.h"
+#include "formats/InputsFile.h"
 
 namespace torchir::cli {
 

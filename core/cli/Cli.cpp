@@ -6,7 +6,7 @@
 #include <iostream>
 #include <vector>
 
-#include "program/CompanionFiles.h"
+#include "formats/CompanionFiles.h"
 #include "program/LoadError.h"
 #include "program/OneLine.h"
 

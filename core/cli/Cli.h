@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace torchir::cli {
 

@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "aten/AtenBackend.h"
-#include "program/InputsFile.h"
+#include "exec/AtenBackend.h"
+#include "formats/InputsFile.h"
 #include "program/OneLine.h"
 
 namespace torchir::cli {

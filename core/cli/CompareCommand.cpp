@@ -11,15 +11,16 @@
 #include "program/EscapedText.h"
 #include "Cli.h"
 #include "CommandSession.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonJson.h"
 #include "compare/ComparisonReport.h"
 #include "compare/PairedRun.h"
-#include "compare/Sensitivity.h"
-#include "program/InputsFile.h"
+#include "debug/Debugger.h"
+#include "quant/KeepInFloat.h"
+#include "quant/SensitivityReport.h"
 #include "program/LoadError.h"
-#include "program/WeightsFile.h"
+#include "formats/WeightsFile.h"
 
 namespace torchir::cli {
 namespace {
@@ -28,12 +29,16 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kWorstShown = 10;
 
+/// The two programs and what the reference is, in words: "float64", "cuda", "other.pt2",
+/// "weights w.safetensors".
 struct Sides {
   const Program* a = nullptr;
   const Program* b = nullptr;
-  SessionOptions bOptions;
-  std::string reference;  // what B is, in words: "float64", "cuda", "other.pt2", "weights w.safetensors"
+  std::string reference;
 };
+
+/// A program the command line keeps for the whole command, shared without ownership.
+std::shared_ptr<const Program> kept(const Program& p) { return std::shared_ptr<const Program>(std::shared_ptr<void>(), &p); }
 
 Json comparisonJson(const NodeComparison& c, const Program& a, const Program& b) {
   Json j = {{"name", a.node(c.a).name}, {"op", a.node(c.a).target}, {"b_name", b.node(c.b).name}};
@@ -73,15 +78,6 @@ void writeCsv(const std::string& path, const PairedRun& run, const Program& a, c
   if (!out) throw LoadError(path, "cannot be written");
 }
 
-/// The final output's SQNR once both runs have ended: B runs on to its end when the comparison
-/// stopped it early, unless it failed on the way; nullopt when either did not end.
-std::optional<double> finalOutputSqnr(Session& sa, Session& sb, const PairedRun& run) {
-  if (!sa.finished()) return std::nullopt;
-  if (!sb.finished() && run.bFailure().ok()) sb.run();
-  if (!sb.finished()) return std::nullopt;
-  return outputSqnrDb(sa, sb, [&](ValueId v) { return sa.tensorView(v); });
-}
-
 /// `--report F.html`: the comparison as one page to attach to a bug or a pull request.
 void writeReport(const std::string& path, const Sides& s, const PairedRun& run, const SensitivityResult* ranked,
                  std::optional<double> outputSqnr) {
@@ -92,7 +88,7 @@ void writeReport(const std::string& path, const Sides& s, const PairedRun& run, 
   in.b = s.b;
   in.nodes = &run.nodes();
   if (s.b != s.a) in.matching = &run.matching();  // a shadow's pairing is every node with itself
-  in.sensitivity = ranked;
+  if (ranked) in.charts.push_back(sensitivityChart(*ranked, *s.a));
   in.outputSqnrDb = outputSqnr;
   in.firstDivergence = run.firstDivergence();
   in.firstNonfinite = run.firstNonfinite();
@@ -101,68 +97,52 @@ void writeReport(const std::string& path, const Sides& s, const PairedRun& run, 
   if (!out) throw LoadError(path, "cannot be written");
 }
 
-/// The inputs both runs get: a file's, the archive's samples, or random ones of one seed; the
-/// reference gets `--inputs-b`'s instead where given.
-Diagnosis setInputs(const Args& args, const Program& a, const Program& b, Session& sa, Session& sb) {
-  Diagnosis d;
-  if (args.flag("--random-inputs") || (!args.flag("--inputs") && a.sampleInputs.empty())) {
-    const std::uint64_t seed = std::stoull(args.option("--random-inputs", "0"));
-    d = sa.setRandomInputs(seed);
-    if (d.ok() && !args.flag("--inputs-b")) d = sb.setRandomInputs(seed);
-  } else {
-    const auto inputs = args.flag("--inputs") ? readInputsFile(a, args.option("--inputs")) : a.sampleInputs;
-    d = sa.setInputs(inputs);
-    if (d.ok() && !args.flag("--inputs-b")) d = sb.setInputs(inputs);
-  }
-  if (d.ok() && args.flag("--inputs-b")) d = sb.setInputs(readInputsFile(b, args.option("--inputs-b")));
-  return d;
-}
-
 }  // namespace
 
 int compareCommand(const Args& args) {
   const std::string against = args.option("--against");
   Sides s;
+  ReferenceSpec spec;
   s.a = &loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
   if (args.positional.size() > 1) {
     s.b = &loadForCommand(args.positional[1], {args.option("--weights-b"), args.option("--constants")});
     s.reference = args.positional[1];
+    spec.kind = ReferenceSpec::Kind::File;
   } else if (args.flag("--weights-b")) {
     s.b = &loadForCommand(args.positional.front(), {args.option("--weights-b"), args.option("--constants")});
     s.reference = "weights " + args.option("--weights-b");
+    spec.kind = ReferenceSpec::Kind::Weights;
   } else {
     s.b = s.a;
     if (args.flag("--inputs-b")) s.reference = "inputs " + args.option("--inputs-b");
   }
   // The same program, weights and inputs: the reference is its float64 shadow.
-  if (against.empty() && s.b == s.a && !args.flag("--inputs-b")) s.bOptions.floatingAs = DType::Float64;
+  if (against.empty() && s.b == s.a && !args.flag("--inputs-b")) spec.floatingAs = DType::Float64;
   if (!against.empty()) {
     if (against == "cuda" || against.rfind("cuda:", 0) == 0) {
-      s.bOptions.device = against;
+      spec.device = against;
     } else {
       const auto d = dtypeFromName(against);
       if (!d || !isFloating(*d)) {
         std::cerr << "error: --against takes float64, float32, float16, bfloat16 or cuda, not '" << against << "'\n";
         return kBadInput;
       }
-      s.bOptions.floatingAs = *d;
+      spec.floatingAs = *d;
     }
   }
-  if (s.bOptions.floatingAs != DType::Unknown)
-    s.reference += (s.reference.empty() ? "" : " at ") + std::string(dtypeName(s.bOptions.floatingAs));
-  if (s.bOptions.device != "cpu") s.reference += (s.reference.empty() ? "" : " on ") + s.bOptions.device;
+  if (spec.floatingAs != DType::Unknown)
+    s.reference += (s.reference.empty() ? "" : " at ") + std::string(dtypeName(spec.floatingAs));
+  if (spec.device != "cpu") s.reference += (s.reference.empty() ? "" : " on ") + spec.device;
 
-  const AtenBackend& backend = atenBackend();
-  if (const std::string problem = backend.deviceProblem(s.bOptions.device); !problem.empty()) {
-    std::cerr << "error: cannot compare against " << s.bOptions.device << ": " << problem << "; nothing compared\n";
+  if (const std::string problem = atenBackend().deviceProblem(spec.device); !problem.empty()) {
+    std::cerr << "error: cannot compare against " << spec.device << ": " << problem << "; nothing compared\n";
     return kBadInput;
   }
-  CompareOptions options;
   if (args.flag("--tolerance")) {
     const std::string t = args.option("--tolerance");
     char* end = nullptr;
-    options.tolerance = std::strtod(t.c_str(), &end);
-    if (t.empty() || *end || !(options.tolerance > 0)) {
+    spec.options.tolerance = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end || !(spec.options.tolerance > 0)) {
       std::cerr << "error: --tolerance takes a positive number, not '" << t << "'\n";
       return kBadInput;
     }
@@ -176,45 +156,55 @@ int compareCommand(const Args& args) {
       std::cerr << "warning: " << p->source.path << ": " << describeWeightsOfOtherDtype(other)
                 << (cast ? "; cast to the export's dtypes\n" : "; --cast-weights casts them to the export's\n");
   }
-  SessionOptions aOptions;
-  aOptions.castWeightsToExport = cast;
-  s.bOptions.castWeightsToExport = cast;
-  auto sa = backend.createSession(*s.a, aOptions);
-  auto sb = backend.createSession(*s.b, s.bOptions);
-  if (const Diagnosis d = setInputs(args, *s.a, *s.b, *sa, *sb); !d.ok()) {
-    std::cerr << "error: " << s.a->source.path << ": " << d.message << "\n";
-    return kBadInput;
-  }
-  NodeMatching matching = s.b == s.a ? identityMatching(*s.a) : matchNodes(*s.a, *s.b);
-  if (!matching.twins()) {
-    std::cerr << "error: " << s.a->source.path << " and " << s.b->source.path
-              << " are not two exports of one model: " << matching.paired() << " of "
-              << std::min(matching.opNodesA, matching.opNodesB) << " op nodes pair; nothing compared\n";
-    return kBadInput;
-  }
   const bool sensitivity = args.flag("--sensitivity");
-  if (sensitivity) {
-    if (s.b == s.a) {
-      std::cerr << "error: --sensitivity compares a quantized program with its float one: give both files\n";
-      return kBadInput;
-    }
-    if (quantizedLayers(*s.a).empty()) {
-      std::cerr << "error: " << s.a->source.path << " has no quantized layer (no op takes a dequantized input); "
-                << "--sensitivity compares a quantized program with its float one\n";
-      return kBadInput;
-    }
-    sa->setMemoryBudget(std::numeric_limits<std::size_t>::max());  // each layer's run starts from these values
+  if (sensitivity && s.b == s.a) {
+    std::cerr << "error: --sensitivity compares a quantized program with its float one: give both files\n";
+    return kBadInput;
   }
-  PairedRun run(*sa, *sb, std::move(matching), options);
-  const StepOutcome outcome = run.run();
-  const std::optional<double> outputSqnr = finalOutputSqnr(*sa, *sb, run);
-  std::optional<SensitivityResult> ranked;
+  if (sensitivity && quantizedLayers(*s.a).empty()) {
+    std::cerr << "error: " << s.a->source.path << " has no quantized layer (no op takes a dequantized input); "
+              << "--sensitivity compares a quantized program with its float one\n";
+    return kBadInput;
+  }
+
+  DebugTarget target;
+  target.program = kept(*s.a);
+  target.path = s.a->source.path;
+  if (args.flag("--inputs")) target.inputs.file = args.option("--inputs");
+  if (args.flag("--random-inputs")) target.inputs.randomSeed = std::stoull(args.option("--random-inputs", "0"));
+  target.castWeights = cast;
+  Debugger debugger(target);
+  debugger.start();
+  if (sensitivity) debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());  // each layer's run starts from these values
+  if (s.b != s.a) spec.program = kept(*s.b);
+  spec.castWeights = cast;
+  if (args.flag("--inputs-b")) spec.inputs = InputsChoice{args.option("--inputs-b"), std::nullopt};
+  spec.requireTwins = true;
+  spec.description = s.reference;
+  DebugOutcome outcome;
+  try {
+    outcome = debugger.compare(spec, CompareStop::None, nullptr);
+  } catch (const LoadError&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "; nothing compared\n";
+    return kBadInput;
+  }
+  const PairedRun& run = *debugger.pairedRun();
+  const std::optional<double> outputSqnr = debugger.comparison()->outputSqnrDb;
+  std::shared_ptr<const SensitivityResult> ranked;
   if (sensitivity && outputSqnr) {  // both runs ended: the float run's outputs are there
-    ranked = layerSensitivity(*sa, *sb, run.matching(), [&](std::size_t done, std::size_t total) {
-      if (done % 10 == 0 || done + 1 == total)
-        std::cerr << "sensitivity: layer " << done + 1 << " of " << total << "\n";
-      return true;
-    });
+    const DebugOutcome measured = debugger.layerSensitivity(
+        [&](std::size_t done, std::size_t total) {
+          if (done % 10 == 0 || done + 1 == total) std::cerr << "sensitivity: layer " << done + 1 << " of " << total << "\n";
+          return true;
+        },
+        nullptr);
+    if (measured.reason == StopReason::Failed) {
+      std::cerr << "error: " << s.a->source.path << ": " << measured.diagnosis.message << "\n";
+      return kBadInput;
+    }
+    ranked = debugger.comparison()->sensitivity;
   }
 
   // The worst nodes: the largest max relative difference first (a shape mismatch, worst of all).
@@ -229,7 +219,7 @@ int compareCommand(const Args& args) {
   const NodeComparison* firstBad = run.firstNonfinite();
 
   if (args.flag("--csv")) writeCsv(args.option("--csv"), run, *s.a, *s.b);
-  if (args.flag("--report")) writeReport(args.option("--report"), s, run, ranked ? &*ranked : nullptr, outputSqnr);
+  if (args.flag("--report")) writeReport(args.option("--report"), s, run, ranked.get(), outputSqnr);
   if (args.flag("--json")) {
     Json j;
     j["reference"] = s.reference;

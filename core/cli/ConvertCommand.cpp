@@ -4,10 +4,11 @@
 
 #include "Cli.h"
 #include "CommandSession.h"
-#include "program/IrWriter.h"
-#include "program/LenientJson.h"
+#include "exec/AtenBackend.h"
+#include "formats/IrWriter.h"
+#include "formats/LenientJson.h"
 #include "program/OneLine.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace torchir::cli {
 

@@ -2,7 +2,7 @@
 
 #include "Cli.h"
 #include "CommandSession.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "program/OneLine.h"
 #include "repro/Repro.h"
 

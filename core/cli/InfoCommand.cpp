@@ -3,7 +3,7 @@
 
 #include "Cli.h"
 #include "program/EscapedText.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "program/ProgramSummary.h"
 
 namespace torchir::cli {

@@ -10,7 +10,7 @@
 #include "layout/LayoutJson.h"
 #include "layout/SvgWriter.h"
 #include "program/EscapedText.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace torchir::cli {
 

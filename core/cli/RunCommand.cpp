@@ -4,16 +4,16 @@
 #include "program/EscapedText.h"
 #include "Cli.h"
 #include "CommandSession.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "compare/TensorMetrics.h"
 #include "capture/ExecJson.h"
 #include "exec/Patch.h"
 #include "exec/Session.h"
-#include "program/InputsFile.h"
+#include "formats/InputsFile.h"
 #include "program/OneLine.h"
-#include "program/ProgramLoader.h"
-#include "program/WeightsFile.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/WeightsFile.h"
+#include "formats/Safetensors.h"
 
 namespace torchir::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include "Cli.h"
 #include "program/EscapedText.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 namespace torchir::cli {
 

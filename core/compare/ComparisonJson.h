@@ -5,7 +5,7 @@
 #include <string>
 
 #include "compare/PairedRun.h"
-#include "program/JsonFields.h"
+#include "formats/JsonFields.h"
 
 namespace torchir {
 

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "compare/LayerSensitivity.h"
 #include "compare/NodeComparison.h"
 #include "program/Program.h"
 
 namespace torchir {
+
+struct SensitivityResult;  // a quantization debugger's finding (quant/LayerSensitivity.h)
 
 struct ComparisonRecord {
   std::string reference;         // what the run was compared with: "float64", "other.pt2", "weights w.safetensors"

@@ -8,7 +8,6 @@
 #include <map>
 
 #include "compare/NodeMatching.h"
-#include "compare/Sensitivity.h"
 #include "layout/LayoutEngine.h"
 #include "layout/SvgWriter.h"
 #include "program/EscapedText.h"
@@ -127,55 +126,45 @@ std::string worstLayers(const ReportInput& in) {
   return s + "</table>\n";
 }
 
-/// One bar per layer in the ranking's order, as long as the dB the output gains with that layer
-/// alone in float; a loss to the left of the zero line, an infinite gain to the chart's edge.
-std::string sensitivityChart(const SensitivityResult& r, const Program& a) {
-  std::string s = "<p>The output's SQNR is " + number(r.baselineSqnrDb) +
-                  " dB; each quantized layer kept in float alone gains" + (r.cancelled ? " (cancelled part way)" : "") +
-                  ":</p>\n";
-  if (r.layers.empty()) return s + "<p>no layer was measured</p>\n";
+/// One bar per entry in the chart's order, as long as its length; a loss to the left of the zero
+/// line, an infinite gain to the chart's edge.
+std::string barChart(const ReportChart& chart) {
+  std::string s = "<p>" + text(chart.caption) + "</p>\n";
+  if (chart.bars.empty()) return s + "<p>" + text(chart.whenEmpty) + "</p>\n";
   constexpr double kCharWidth = 7, kRow = 18, kBars = 360, kMargin = 10;
   constexpr std::size_t kLabelChars = 48, kValueChars = 40;
   std::vector<std::string> labels, values;
   std::size_t labelChars = 0, valueChars = 0;
   double lo = 0, hi = 0;
-  for (const LayerSensitivity& l : r.layers) {
-    labels.push_back(shortened(a.node(l.node).name, kLabelChars));
-    values.push_back(shortened(l.problem.empty() ? number(l.gainDb) + " dB, output " + number(l.outputSqnrDb) + " dB"
-                                                 : "not measured: " + l.problem,
-                               kValueChars));
+  for (const ReportBar& bar : chart.bars) {
+    labels.push_back(shortened(bar.label, kLabelChars));
+    values.push_back(shortened(bar.value, kValueChars));
     labelChars = std::max(labelChars, labels.back().size());
     valueChars = std::max(valueChars, values.back().size());
-    if (std::isfinite(l.gainDb)) lo = std::min(lo, l.gainDb), hi = std::max(hi, l.gainDb);
+    if (std::isfinite(bar.length)) lo = std::min(lo, bar.length), hi = std::max(hi, bar.length);
   }
   const double x0 = kMargin + static_cast<double>(labelChars) * kCharWidth + 8;
   const double scale = hi > lo ? kBars / (hi - lo) : 0;
   const double zero = x0 - lo * scale;
   const double width = x0 + kBars + 8 + static_cast<double>(valueChars) * kCharWidth + kMargin;
-  const double height = 2 * kMargin + kRow * static_cast<double>(r.layers.size());
+  const double height = 2 * kMargin + kRow * static_cast<double>(chart.bars.size());
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + coordinate(width) + "\" height=\"" + coordinate(height) +
        "\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"11.6\">\n";
-  for (std::size_t i = 0; i < r.layers.size(); ++i) {
-    const LayerSensitivity& l = r.layers[i];
-    const Node& n = a.node(l.node);
+  for (std::size_t i = 0; i < chart.bars.size(); ++i) {
+    const ReportBar& bar = chart.bars[i];
     const double top = kMargin + kRow * static_cast<double>(i), baseline = top + 13;
-    // the whole name, op, module and problem where the label had to be cut
-    const std::string module = moduleOf(n).empty() ? std::string() : " in " + moduleOf(n);
-    s += "<g><title>" +
-         text(n.name + " (" + n.target + ")" + module + ": output SQNR " + number(l.outputSqnrDb) + " dB" +
-              (l.problem.empty() ? "" : "; " + l.problem)) +
-         "</title>\n";
+    s += "<g><title>" + text(bar.tooltip) + "</title>\n";  // the whole story where the label had to be cut
     s += "<text x=\"" + coordinate(x0 - 8) + "\" y=\"" + coordinate(baseline) + "\" text-anchor=\"end\">" +
          text(labels[i]) + "</text>\n";
     double left = zero, right = zero;
-    if (l.problem.empty() && !std::isnan(l.gainDb)) {
-      const double end = std::isinf(l.gainDb) ? (l.gainDb > 0 ? x0 + kBars : x0) : zero + l.gainDb * scale;
+    if (bar.drawn && !std::isnan(bar.length)) {
+      const double end = std::isinf(bar.length) ? (bar.length > 0 ? x0 + kBars : x0) : zero + bar.length * scale;
       left = std::min(zero, end), right = std::max(zero, end);
     }
     if (right > left)
       s += "<rect x=\"" + coordinate(left) + "\" y=\"" + coordinate(top + 3) + "\" width=\"" +
            coordinate(right - left) + "\" height=\"" + coordinate(kRow - 6) + "\" fill=\"" +
-           (l.gainDb > 0 ? "#4a6fa5" : "#c0504d") + "\"/>\n";
+           (bar.length > 0 ? "#4a6fa5" : "#c0504d") + "\"/>\n";
     s += "<text x=\"" + coordinate(x0 + kBars + 8) + "\" y=\"" + coordinate(baseline) + "\" fill=\"#333\">" +
          text(values[i]) + "</text>\n</g>\n";
   }
@@ -274,7 +263,7 @@ std::string comparisonReportHtml(const ReportInput& in) {
                   text(in.programPath) + "</title>\n<style>\n" + style() + "</style>\n</head>\n<body>\n";
   s += "<h1>Comparison of <code>" + text(in.programPath) + "</code></h1>\n" + summary(in);
   s += "<h2>Worst layers</h2>\n" + worstLayers(in);
-  if (in.sensitivity) s += "<h2>Layer sensitivity</h2>\n" + sensitivityChart(*in.sensitivity, *in.a);
+  for (const ReportChart& chart : in.charts) s += "<h2>" + text(chart.title) + "</h2>\n" + barChart(chart);
   s += "<h2>Graph</h2>\n" + legend() + "<div class=\"graph\">\n" + graphSvg(in) + "</div>\n";
   s += "<h2>Every node</h2>\n" + nodeTable(in);
   return s + "</body>\n</html>\n";

@@ -4,9 +4,7 @@
 #include <cmath>
 #include <exception>
 
-#include "compare/KeepInFloat.h"
-#include "compare/Sensitivity.h"
-#include "program/QuantOps.h"
+#include "compare/OutputSqnr.h"
 
 namespace torchir {
 
@@ -21,25 +19,6 @@ double defaultTolerance(DType d) {
     default: return isFloating(d) ? 1e-1 : 0;  // float8: a tenth; integers and bool: equal
   }
 }
-
-namespace {
-
-/// Quantization steps of a value's scale that a difference may reach before it is more than the
-/// rounding a quantized value has anyway.
-constexpr double kQuantizationSteps = 3;
-
-/// The quantization step of a node's output: its own scale, or that of the value one op after it
-/// (linear -> relu -> quantize: the linear's numbers are rounded to the relu's scale).
-std::optional<double> quantizationStepAfter(const Program& p, ValueId value) {
-  if (auto step = quantizationStepOf(p, value)) return step;
-  const auto& users = p.value(value).users;
-  if (users.size() != 1) return std::nullopt;
-  const Node& user = p.node(users.front());
-  if (!isOpNode(user) || user.outputs.empty() || quantRole(user.target) != QuantRole::None) return std::nullopt;
-  return quantizationStepOf(p, user.outputs.front());
-}
-
-}  // namespace
 
 /// The paired run's side of A's run loop: compares each node as it runs, stops where asked, and
 /// passes the rest to the observer around it.
@@ -94,11 +73,13 @@ class PairedRun::Observer final : public RunObserver {
   RunObserver* m_outer;
 };
 
-PairedRun::PairedRun(Session& a, Session& b, NodeMatching matching, CompareOptions options)
+PairedRun::PairedRun(Session& a, Session& b, NodeMatching matching, CompareOptions options,
+                     std::shared_ptr<const ComparisonExtension> extension)
     : m_a(a),
       m_b(b),
       m_matching(std::move(matching)),
       m_options(options),
+      m_extension(extension ? std::move(extension) : std::make_shared<const ComparisonExtension>()),
       m_index(a.program().nodes.size(), -1),
       m_valueDiverged(a.program().values.size(), 0),
       m_valueFinite(a.program().values.size(), -1) {}
@@ -203,12 +184,9 @@ void PairedRun::compareNode(NodeId ia) {
       released = released || m_a.released(na.outputs[i]) || m_b.released(nb.outputs[i]);
       continue;
     }
-    // a quantized op's integer codes are compared as the numbers they stand for
+    // integer codes compared with numbers: as the numbers they stand for, where the extension knows
     if (!isFloating(ta->dtype) && isFloating(tb->dtype))
-      if (const auto d = dequantizationOf(m_a.program(), na.outputs[i])) try {
-          ta = dequantizedValues(*ta, *d);
-        } catch (const std::invalid_argument&) {
-        }
+      if (auto form = m_extension->comparedForm(m_a.program(), na.outputs[i], *ta)) ta = std::move(form);
     TensorMetrics m = compareTensors(*ta, *tb);
     if (!m.comparable()) m.nonfiniteA = countNonfinite(*ta), m.nonfiniteB = countNonfinite(*tb);
     nonfiniteA += m.nonfiniteA;
@@ -220,11 +198,9 @@ void PairedRun::compareNode(NodeId ia) {
       worst = score;
       c.output = static_cast<int>(i);
       c.metrics = std::move(m);
-      c.tolerance = m_options.tolerance > 0 ? m_options.tolerance : defaultTolerance(ta->dtype, tb->dtype);
-      // a quantized value: a few steps of its scale, relative to the reference's largest number
-      if (m_options.tolerance <= 0)
-        if (const auto step = quantizationStepAfter(m_a.program(), na.outputs[i]); step && c.metrics.maxRef > 0)
-          c.tolerance = std::max(c.tolerance, kQuantizationSteps * *step / c.metrics.maxRef);
+      c.tolerance = m_options.tolerance > 0 ? m_options.tolerance
+                                            : m_extension->tolerance(m_a.program(), na.outputs[i],
+                                                                     defaultTolerance(ta->dtype, tb->dtype), c.metrics);
       worstA = std::move(ta);
     }
   }
@@ -238,8 +214,7 @@ void PairedRun::compareNode(NodeId ia) {
   c.metrics.nonfiniteApart = apart;
   c.diverges = !c.metrics.comparable() || c.metrics.maxRel > c.tolerance || c.metrics.nonfiniteApart > 0;
   c.makesNonfinite = nonfiniteA > 0 && inputsFinite(na);
-  const bool quantized = isQuantizedLayer(m_a.program(), na);
-  if (quantized || !c.metrics.comparable() || c.metrics.nonfiniteApart > 0 ||
+  if (m_extension->alwaysMeasureOwnError(m_a.program(), na) || !c.metrics.comparable() || c.metrics.nonfiniteApart > 0 ||
       c.metrics.maxRel >= c.tolerance * m_options.ownErrorFrom)
     c.ownRel = ownError(na, ib, c.output, *worstA, c.ownProblem, c.ownSqnrDb);
   c.startsDivergence = c.diverges && (!inputsDiverged(na) || (c.ownRel && *c.ownRel > c.tolerance));
@@ -249,50 +224,25 @@ void PairedRun::compareNode(NodeId ia) {
 
 std::optional<double> PairedRun::ownError(const Node& na, NodeId ib, int output, const TensorData& outA,
                                           std::string& problem, std::optional<double>& sqnrDb) {
-  const std::vector<ValueId> fromA = valuesNamedBy(na);
-  const bool quantized = isQuantizedLayer(m_a.program(), na);
   const Node& nb = m_b.program().node(ib);
-  if (quantized && nb.target != na.target) {
-    // a node the quantizer folded others into (conv with its batch norm): its own op, on its
-    // float activations and its own weights
-    try {
-      const auto outs = m_a.rerunNode(na.id, inputsKeptInFloat(m_a, na.id, nullptr, nullptr));
-      const auto& out = outs.at(static_cast<std::size_t>(output));
-      const TensorMetrics m = out ? compareTensors(outA, *out) : TensorMetrics{};
-      if (!out || !m.comparable()) {
-        problem = out ? m.problem : "the op made no tensor";
-        return std::nullopt;
-      }
-      sqnrDb = m.sqnrDb;
-      return m.nonfiniteApart > 0 ? INFINITY : m.maxRel;
-    } catch (const std::exception& e) {
-      problem = e.what();
-      return std::nullopt;
-    }
+  std::optional<OwnErrorRun> how = m_extension->ownErrorRun(m_a, na, m_b, nb, m_matching);
+  if (!how) {  // the reference's node on this run's values (a non-tensor keeps the reference's)
+    const std::vector<ValueId> fromA = valuesNamedBy(na);
+    how.emplace();
+    if (fromA.size() != valuesNamedBy(nb).size()) how->problem = kArgumentsDiffer;
+    else
+      for (ValueId v : fromA) how->inputs.push_back(m_a.tensorView(v));
   }
-  if (fromA.size() != valuesNamedBy(nb).size()) {
-    problem = "its arguments differ from the reference node's";
+  if (!how->problem.empty()) {
+    problem = how->problem;
     return std::nullopt;
   }
-  std::vector<std::optional<TensorData>> inputs;
-  inputs.reserve(fromA.size());
-  // a non-tensor keeps the reference's; a quantized input is taken as it was before its
-  // quantization (KeepInFloat: the activation A's quantize node read, the reference's own weight)
-  const auto kept = quantized ? inputsKeptInFloat(m_a, na.id, &m_b, &m_matching) : std::vector<std::optional<TensorData>>{};
-  for (std::size_t i = 0; i < fromA.size(); ++i) {
-    const auto q = quantized ? quantizedInputOf(m_a.program(), fromA[i]) : std::nullopt;
-    if (q && !q->isWeight() && !kept[i]) {
-      problem = "the float value before its quantization is no longer held";
-      return std::nullopt;
-    }
-    if (q && q->isWeight() && !kept[i]) inputs.push_back(std::nullopt);  // the reference's float weight
-    else inputs.push_back(kept.empty() || !kept[i] ? m_a.tensorView(fromA[i]) : kept[i]);
-  }
+  const bool own = how->side == OwnErrorRun::Side::Program;
   try {
-    const auto outs = m_b.rerunNode(ib, inputs);
+    const auto outs = own ? m_a.rerunNode(na.id, how->inputs) : m_b.rerunNode(ib, how->inputs);
     const auto& out = outs.at(static_cast<std::size_t>(output));
     if (!out) {
-      problem = "the reference op made no tensor";
+      problem = own ? "the op made no tensor" : "the reference op made no tensor";
       return std::nullopt;
     }
     const TensorMetrics m = compareTensors(outA, *out);
@@ -322,8 +272,7 @@ ComparisonRecord PairedRun::record(std::string reference, std::shared_ptr<const 
   if (m_a.finished() && m_b.finished()) {
     r.outputSqnrDb = outputSqnrDb(m_a, m_b, [this](ValueId v) { return m_a.tensorView(v); });
   }
-  r.quantized = !quantizedLayers(a).empty();
-  r.quantizationNodes = m_matching.quantizationA.size();
+  m_extension->annotate(r, a, b, m_matching);
   for (const auto& [nb, na] : m_matching.foldedB) r.foldedInReference.push_back(b.node(nb).name);
   if (const NodeComparison* bad = firstNonfinite()) {
     r.firstNonfinite = bad->a;

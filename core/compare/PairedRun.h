@@ -4,12 +4,14 @@
 // of A, B runs to the node that stands for it, and their outputs are compared then, so the runs
 // hold what they would hold anyway plus one pair of tensors at a time.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "NodeMatching.h"
 #include "TensorMetrics.h"
+#include "compare/ComparisonExtension.h"
 #include "compare/ComparisonRecord.h"
 #include "compare/NodeComparison.h"
 #include "exec/Session.h"
@@ -18,7 +20,7 @@ namespace torchir {
 
 struct CompareOptions {
   /// A node diverges when its output's max relative difference passes this; 0: by the dtypes
-  /// compared (defaultTolerance), and for a quantized value a few steps of its scale.
+  /// compared (defaultTolerance), or wider where the comparison's extension says.
   double tolerance = 0;
   /// A node's own error (the node re-run in B's setting on A's inputs) is measured for nodes whose
   /// difference reaches this fraction of the tolerance: below it a node adds nothing worth naming.
@@ -36,8 +38,10 @@ enum class CompareStop : uint8_t { None, Divergence, Nonfinite };
 
 class PairedRun {
  public:
-  /// Both sessions have their inputs; `matching` is from A's program to B's.
-  PairedRun(Session& a, Session& b, NodeMatching matching, CompareOptions options = {});
+  /// Both sessions have their inputs; `matching` is from A's program to B's. `extension` adds what
+  /// a kind of program needs (quantComparison); null: none.
+  PairedRun(Session& a, Session& b, NodeMatching matching, CompareOptions options = {},
+            std::shared_ptr<const ComparisonExtension> extension = nullptr);
 
   /// Runs A (and B with it) to the end, or to the next node that starts a divergence or makes a
   /// non-finite value (`stop`); again to go on. `outer` (the studio's, a command's) is asked and
@@ -72,6 +76,7 @@ class PairedRun {
   Session& m_b;
   NodeMatching m_matching;
   CompareOptions m_options;
+  std::shared_ptr<const ComparisonExtension> m_extension;  // never null
   std::vector<NodeComparison> m_nodes;
   std::vector<int32_t> m_index;          // per node of A: its entry in m_nodes, or -1
   std::vector<int8_t> m_valueDiverged;   // per value of A: 1 when its producer diverged

@@ -61,6 +61,8 @@ struct NodeRecord {
   /// ran" means everywhere (step back, the studio's selection after a step).
   bool doesWork = false;
   std::string schema;
+  /// The schema arguments the op writes, by index, from its schema's alias info (`Tensor(a!)`).
+  std::vector<std::size_t> writtenArguments;
   std::vector<ArgumentRecord> arguments;
   std::vector<ValueSummary> outputs;
   double microseconds = 0;  // the op's own call, without the engine's work around it

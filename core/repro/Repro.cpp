@@ -1,6 +1,6 @@
 #include "Repro.h"
 
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 
 #include <algorithm>
 #include <filesystem>

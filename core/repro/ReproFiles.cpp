@@ -5,12 +5,12 @@
 #include <stdexcept>
 
 #include "Repro.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "program/EscapedText.h"
 #include "program/OneLine.h"
-#include "program/Pt2Writer.h"
+#include "formats/Pt2Writer.h"
 #include "program/QuantOps.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 
 namespace torchir {
 namespace {

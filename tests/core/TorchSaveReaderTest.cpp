@@ -6,10 +6,10 @@
 #include <random>
 
 #include "program/LoadError.h"
-#include "program/Pt2Archive.h"
-#include "program/Safetensors.h"
-#include "program/TorchSaveReader.h"
-#include "program/Unpickler.h"
+#include "formats/Pt2Archive.h"
+#include "formats/Safetensors.h"
+#include "formats/TorchSaveReader.h"
+#include "formats/Unpickler.h"
 
 using namespace torchir;
 

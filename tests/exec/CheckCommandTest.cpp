@@ -8,12 +8,12 @@
 
 #include "../program/FixtureZoo.h"
 #include "CliProcess.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "check/ProgramCheck.h"
 #include "exec/Session.h"
-#include "program/CompanionFiles.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/CompanionFiles.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

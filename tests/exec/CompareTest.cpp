@@ -15,8 +15,8 @@
 #include "CliProcess.h"
 #include "RunComparison.h"
 #include "compare/PairedRun.h"
-#include "program/ProgramLoader.h"
-#include "program/WeightsFile.h"
+#include "formats/ProgramLoader.h"
+#include "formats/WeightsFile.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -5,10 +5,10 @@
 #include <QtTest>
 
 #include "../program/FixtureZoo.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

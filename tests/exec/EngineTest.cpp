@@ -5,10 +5,10 @@
 
 #include "../program/FixtureZoo.h"
 #include "RunComparison.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
 using namespace torchir;

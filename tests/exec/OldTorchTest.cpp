@@ -5,7 +5,7 @@
 
 #include "RunComparison.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -5,7 +5,7 @@
 #include "../program/FixtureZoo.h"
 #include "RunComparison.h"
 #include "exec/Patch.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using namespace torchir;
 using namespace torchir::test;

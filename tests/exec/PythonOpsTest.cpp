@@ -12,10 +12,10 @@
 
 #include "../program/FixtureZoo.h"
 #include "CliProcess.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -12,11 +12,12 @@
 #include "../program/FixtureZoo.h"
 #include "CliProcess.h"
 #include "RunComparison.h"
-#include "aten/AtenBackend.h"
-#include "compare/KeepInFloat.h"
+#include "exec/AtenBackend.h"
+#include "quant/KeepInFloat.h"
+#include "quant/QuantComparison.h"
 #include "compare/PairedRun.h"
-#include "compare/Sensitivity.h"
-#include "program/ProgramLoader.h"
+#include "quant/Sensitivity.h"
+#include "formats/ProgramLoader.h"
 #include "program/QuantOps.h"
 
 using namespace torchir;
@@ -42,7 +43,7 @@ struct Pair {
     a->setMemoryBudget(std::numeric_limits<std::size_t>::max());
     const auto inputs = inputsOf(pairPath(name, ".inputs.safetensors"));
     if (!a->setInputs(inputs).ok() || !b->setInputs(inputs).ok()) throw std::runtime_error("inputs refused");
-    run = std::make_unique<PairedRun>(*a, *b, matchNodes(q, f));
+    run = std::make_unique<PairedRun>(*a, *b, matchNodes(q, f), CompareOptions{}, quantComparison());
     if (run->run().reason != StopReason::Finished) throw std::runtime_error("the quantized run did not finish");
     if (!b->finished()) b->run();
   }
@@ -216,7 +217,7 @@ class QuantCompareTest : public QObject {
     auto b = atenBackend().createSession(f, SessionOptions{DType::BFloat16, "cpu"});
     const auto inputs = inputsOf(pairPath("qp_outlier_mlp", ".inputs.safetensors"));
     QVERIFY(a->setInputs(inputs).ok() && b->setInputs(inputs).ok());
-    PairedRun run(*a, *b, identityMatching(f));
+    PairedRun run(*a, *b, identityMatching(f), CompareOptions{}, quantComparison());
     QCOMPARE(run.run().reason, StopReason::Finished);
     QVERIFY(!run.nodes().empty());
     for (const NodeComparison& c : run.nodes()) QCOMPARE(c.tolerance, defaultTolerance(DType::BFloat16));

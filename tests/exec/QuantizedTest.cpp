@@ -10,13 +10,13 @@
 
 #include "../program/FixtureZoo.h"
 #include "RunComparison.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/IrWriter.h"
+#include "formats/IrWriter.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "program/ProgramSummary.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
 using namespace torchir;

@@ -7,9 +7,9 @@
 #include <QtTest>
 
 #include "RunComparison.h"
-#include "program/ProgramLoader.h"
-#include "program/Pt2Archive.h"
-#include "program/Pt2Writer.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Pt2Archive.h"
+#include "formats/Pt2Writer.h"
 #include "repro/Repro.h"
 
 using namespace torchir;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "../program/FixtureZoo.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
 namespace torchir::test {

@@ -4,7 +4,7 @@
 
 #include "../program/FixtureZoo.h"
 #include "RunComparison.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -1,6 +1,6 @@
 // An inputs file (--inputs F.safetensors) for a program of two user inputs, `x` and `y`.
 #include "FuzzInput.h"
-#include "program/InputsFile.h"
+#include "formats/InputsFile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static const torchir::Program program = [] {

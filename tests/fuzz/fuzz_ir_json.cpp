@@ -1,7 +1,7 @@
 // pytorch-ir's IR JSON: parsing (bare NaN/Infinity), the builder, nested-list constants.
 #include "FuzzInput.h"
 #include "program/FxTable.h"
-#include "program/IrReader.h"
+#include "formats/IrReader.h"
 #include "program/ProgramSummary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {

@@ -4,7 +4,7 @@
 
 #include "FuzzInput.h"
 #include "compare/NodeMatching.h"
-#include "program/ExportedProgramReader.h"
+#include "formats/ExportedProgramReader.h"
 #include "program/FxTable.h"
 #include "program/ModuleTree.h"
 #include "program/ProgramSummary.h"

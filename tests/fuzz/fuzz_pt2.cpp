@@ -4,7 +4,7 @@
 #include "program/FxTable.h"
 #include "program/ModuleTree.h"
 #include "program/ProgramSummary.h"
-#include "program/Pt2Reader.h"
+#include "formats/Pt2Reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::MemoryFile file(data, size);

@@ -1,6 +1,6 @@
 // A .safetensors file, then every tensor's elements read as the tensor viewer reads them.
 #include "FuzzInput.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {

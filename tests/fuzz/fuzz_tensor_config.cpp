@@ -2,7 +2,7 @@
 // .pt2 whose program is empty and whose records are one 64-byte and one empty storage.
 #include "FuzzInput.h"
 #include "StoredZip.h"
-#include "program/Pt2Reader.h"
+#include "formats/Pt2Reader.h"
 
 namespace {
 const char* kEmptyProgram =

@@ -3,7 +3,7 @@
 #include <array>
 
 #include "FuzzInput.h"
-#include "program/Unpickler.h"
+#include "formats/Unpickler.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static std::array<std::byte, 64> bytes{};

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "FuzzInput.h"
-#include "program/Pt2Archive.h"
+#include "formats/Pt2Archive.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::expectLoadErrorOrSuccess([&] {

@@ -13,7 +13,7 @@
 #include "layout/LayoutEngine.h"
 #include "layout/LayoutJson.h"
 #include "layout/LayoutWorker.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using namespace torchir;
 using namespace torchir::layout;

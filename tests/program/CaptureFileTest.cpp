@@ -8,7 +8,7 @@
 #include "FixtureZoo.h"
 #include "capture/CaptureFile.h"
 #include "program/LoadError.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -6,15 +6,16 @@
 #include <set>
 
 #include "FixtureZoo.h"
-#include "program/ExportedProgramReader.h"
+#include "formats/ExportedProgramReader.h"
 #include "program/FxTable.h"
-#include "program/IrWriter.h"
-#include "program/LenientJson.h"
+#include "exec/AtenBackend.h"
+#include "formats/IrWriter.h"
+#include "formats/LenientJson.h"
 #include "program/ModuleTree.h"
-#include "program/ProgramLoader.h"
-#include "program/Pt2Archive.h"
-#include "program/Pt2Reader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Pt2Archive.h"
+#include "formats/Pt2Reader.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

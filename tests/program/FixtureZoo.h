@@ -7,9 +7,9 @@
 #include <string>
 
 #include "program/FxTable.h"
-#include "program/LenientJson.h"
+#include "formats/LenientJson.h"
 #include "program/Program.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 
 namespace torchir::test {
 

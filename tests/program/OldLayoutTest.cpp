@@ -5,8 +5,8 @@
 
 #include "FixtureZoo.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using namespace torchir;
 using namespace torchir::test;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "program/LoadError.h"
-#include "program/Pt2Archive.h"
-#include "program/ZipWriter.h"
+#include "formats/Pt2Archive.h"
+#include "formats/ZipWriter.h"
 
 using namespace torchir;
 

@@ -2,9 +2,9 @@
 #include <QtTest>
 #include <cmath>
 
-#include "program/LenientJson.h"
+#include "formats/LenientJson.h"
 #include "program/LoadError.h"
-#include "program/OnDemandJson.h"
+#include "formats/OnDemandJson.h"
 #include "program/PythonRepr.h"
 #include "program/SymbolExpr.h"
 

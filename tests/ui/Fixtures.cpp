@@ -6,7 +6,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "session/AppIdentity.h"
 
 namespace torchir::test {

@@ -8,12 +8,12 @@
 #include <QtTest>
 
 #include "Fixtures.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
 #include "panels/ArgumentsModel.h"
 #include "panels/ArgumentsPanel.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using torchir::ui::ArgumentsModel;
 using torchir::ui::ArgumentsPanel;

@@ -5,7 +5,7 @@
 #include <QtTest>
 
 #include "Fixtures.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "session/AppIdentity.h"
 #include "session/BreakpointStore.h"
 

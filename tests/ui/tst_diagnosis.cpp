@@ -5,11 +5,11 @@
 #include <QtTest>
 
 #include "Fixtures.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
 #include "panels/DiagnosisPanel.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 
 using torchir::ui::DiagnosisPanel;
 

@@ -7,7 +7,7 @@
 
 #include "Fixtures.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "session/ExecutionActions.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"

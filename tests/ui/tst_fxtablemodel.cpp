@@ -7,11 +7,11 @@
 #include <climits>
 
 #include "Fixtures.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
 #include "panels/FxTableModel.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "program/TensorValues.h"
 
 using torchir::ui::ExecutionMarks;

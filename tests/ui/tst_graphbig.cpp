@@ -17,7 +17,7 @@
 #include "layout/LayoutEngine.h"
 #include "layout/BoxLabels.h"
 #include "layout/ViewGraph.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using torchir::ui::GraphPanel;
 

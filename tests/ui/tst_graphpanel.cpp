@@ -19,7 +19,7 @@
 #include "graph/GraphView.h"
 #include "layout/LayoutEngine.h"
 #include "layout/ViewGraph.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using torchir::NodeId;
 using torchir::ui::BoxItem;

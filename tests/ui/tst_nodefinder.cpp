@@ -10,7 +10,7 @@
 #include "graph/FindBar.h"
 #include "graph/GoToNodeDialog.h"
 #include "graph/NodeFinder.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 
 using torchir::NodeId;
 using torchir::ui::FindBar;

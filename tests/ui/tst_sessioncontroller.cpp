@@ -9,7 +9,7 @@
 #include "Fixtures.h"
 #include "capture/CaptureFile.h"
 #include "program/FxTable.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "session/AsyncProgramLoader.h"
 #include "session/SessionController.h"
 

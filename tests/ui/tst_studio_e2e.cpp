@@ -38,7 +38,7 @@
 #include "panels/TensorSliceModel.h"
 #include "panels/TensorViewer.h"
 #include "program/QuantOps.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 #include "session/AppIdentity.h"
 #include "session/PythonSettings.h"
 #include "session/SessionController.h"

@@ -16,14 +16,14 @@
 #include <cstring>
 
 #include "Fixtures.h"
-#include "aten/AtenBackend.h"
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
 #include "panels/TensorStats.h"
 #include "panels/TensorViewer.h"
-#include "program/ProgramLoader.h"
-#include "program/Safetensors.h"
+#include "formats/ProgramLoader.h"
+#include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
 using torchir::DType;

@@ -7,7 +7,7 @@
 #include <QStatusBar>
 #include <QTimer>
 
-#include "compare/KeepInFloat.h"
+#include "quant/KeepInFloat.h"
 #include "compare/TensorMetrics.h"
 #include "graph/GraphPanel.h"
 #include "panels/SensitivityChart.h"

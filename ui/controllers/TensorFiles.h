@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 
 namespace torchir::ui {
 

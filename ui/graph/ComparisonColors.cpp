@@ -3,6 +3,8 @@
 #include <QObject>
 #include <cmath>
 
+#include "quant/LayerSensitivity.h"
+
 namespace torchir::ui {
 
 namespace {

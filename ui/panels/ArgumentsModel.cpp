@@ -180,8 +180,9 @@ void ArgumentsModel::setNode(const torchir::Program& program, torchir::NodeId no
       for (Row& r : outs) r.value.reset();
     } else {
       const QString notRun = QStringLiteral("not run yet");
+      const torchir::ArgumentText python(program);
       for (const torchir::NodeArgument& a : node.inputs) {
-        const ExportedArgumentText text = exportedArgumentText(program, a);
+        const ExportedArgumentText text = exportedArgumentText(python, a);
         const torchir::Value* v = a.values.size() == 1 ? &program.value(a.values.front()) : nullptr;
         args.push_back(exportedValueRow(QString::fromStdString(a.name), text.type, notRun, text.value, v));
       }

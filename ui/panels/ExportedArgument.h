@@ -3,16 +3,15 @@
 // for a node the run has not reached (no schema types or defaults yet: those come from libtorch).
 #include <QString>
 
-#include "program/Program.h"
+#include "program/ArgumentText.h"
 
 namespace torchir::ui {
 
 struct ExportedArgumentText {
   QString type;   // "Tensor", "int[]", "float", ... from the argument's serialized kind
-  QString value;  // Python-like text: 1, [1, 1], True, torch.float32, the tensor's value name
+  QString value;  // its Python text, as the FX table shows it: 1, [1, 1], True, torch.float32, a node's name
 };
 
-ExportedArgumentText exportedArgumentText(const torchir::Program& program, const torchir::NodeArgument& argument);
-
+ExportedArgumentText exportedArgumentText(const torchir::ArgumentText& text, const torchir::NodeArgument& argument);
 
 }  // namespace torchir::ui

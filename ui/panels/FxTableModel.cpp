@@ -15,6 +15,7 @@
 #include "panels/ExportComparison.h"
 #include "panels/ShapeText.h"
 #include "program/QuantOps.h"
+#include "quant/LayerSensitivity.h"
 #include "session/BackgroundRelease.h"
 #include "session/NextTurn.h"
 

@@ -4,7 +4,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "compare/LayerSensitivity.h"
+#include "quant/LayerSensitivity.h"
 #include "program/Program.h"
 
 namespace torchir::ui {

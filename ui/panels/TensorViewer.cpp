@@ -24,7 +24,7 @@
 #include "panels/ShapeText.h"
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
-#include "program/Safetensors.h"
+#include "formats/Safetensors.h"
 
 namespace torchir::ui {
 

@@ -6,6 +6,7 @@
 
 #include "compare/ComparisonRecord.h"
 #include "compare/PairedRun.h"
+#include "debug/Reference.h"
 
 namespace torchir::ui {
 
@@ -19,6 +20,9 @@ struct CompareRequest {
   /// Max relative difference a node may have; 0: by the run's dtype (torchir::defaultTolerance).
   double tolerance = 0;
 };
+
+/// The reference the core makes of it.
+torchir::ReferenceSpec referenceSpec(const CompareRequest& request);
 
 using ComparisonResult = torchir::ComparisonRecord;
 using ComparisonPtr = std::shared_ptr<const ComparisonResult>;

@@ -6,9 +6,9 @@
 #include <exception>
 #include <utility>
 
-#include "program/DeferredRelease.h"
+#include "formats/DeferredRelease.h"
 #include "program/LoadError.h"
-#include "program/ProgramLoader.h"
+#include "formats/ProgramLoader.h"
 #include "session/OneLine.h"
 #include "session/ProgramFiles.h"
 

@@ -1,8 +1,9 @@
 #include "session/LoadedProgram.h"
 
+#include <QFile>
 #include <future>
 
-#include "compare/KeepInFloat.h"
+#include "quant/KeepInFloat.h"
 #include "program/FxTable.h"
 
 namespace torchir::ui {
@@ -17,6 +18,19 @@ void deriveViews(LoadedProgram& loaded) {
   loaded.missingData = loaded.program.missingData();
   loaded.weightsOfOtherDtype = torchir::weightsOfOtherDtype(loaded.program);
   loaded.viewGraph = graph.get();
+}
+
+torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded) {
+  auto path = [](const QString& p) { return QFile::encodeName(p).toStdString(); };
+  torchir::DebugTarget t;
+  t.program = std::shared_ptr<const torchir::Program>(loaded, &loaded->program);
+  t.path = path(loaded->request.path);
+  t.constantsPath = path(loaded->request.constantsPath);
+  t.inputs.file = path(loaded->request.inputsPath);
+  t.castWeights = loaded->request.castWeights;
+  t.capture = loaded->capture;
+  t.capturePath = path(loaded->request.capturePath);
+  return t;
 }
 
 }  // namespace torchir::ui

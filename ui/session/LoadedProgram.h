@@ -5,9 +5,10 @@
 #include <vector>
 
 #include "capture/CaptureFile.h"
+#include "debug/Debugger.h"
 #include "layout/ViewGraph.h"
 #include "program/Program.h"
-#include "program/WeightsFile.h"
+#include "formats/WeightsFile.h"
 #include "session/FxCells.h"
 #include "session/OpenRequest.h"
 
@@ -39,6 +40,9 @@ void deriveViews(LoadedProgram& loaded);
 
 // Shared and const: handed across threads by signal, then read by several views.
 using LoadedProgramPtr = std::shared_ptr<const LoadedProgram>;
+
+/// What the debugger runs: the program, which the target keeps alive, and its files.
+torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded);
 
 }  // namespace torchir::ui
 

@@ -2,7 +2,7 @@
 
 #include <QFile>
 
-#include "program/CompanionFiles.h"
+#include "formats/CompanionFiles.h"
 
 namespace torchir::ui {
 

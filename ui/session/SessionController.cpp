@@ -4,7 +4,14 @@
 #include <limits>
 #include <utility>
 
+#include <QFile>
+#include <exception>
+
+#include "exec/AtenBackend.h"
+#include "program/OneLine.h"
 #include "session/BackgroundRelease.h"
+#include "session/OneLine.h"
+#include "session/PythonSettings.h"
 
 namespace torchir::ui {
 
@@ -36,50 +43,11 @@ SessionController::SessionController(QObject* parent)
   qRegisterMetaType<torchir::PatchTrial>();
   qRegisterMetaType<std::vector<torchir::ArgumentPatch>>();
 
-  m_worker = new EngineWorker(m_controls);
+  m_worker = new EngineWorker(m_controls, this);
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   // the run and its reference (and the threads they start) give way to the window
   connect(&m_thread, &QThread::started, m_worker, [] { torchir::lowerThisThreadPriority(); });
-  connect(m_worker, &EngineWorker::started, this, &SessionController::onStarted);
-  connect(m_worker, &EngineWorker::startFailed, this, &SessionController::onStartFailed);
-  connect(m_worker, &EngineWorker::patchTried, this,
-          [this](quint64 generation, torchir::NodeId node, const torchir::PatchTrial& trial) {
-            if (generation == m_generation) Q_EMIT patchTried(node, trial);
-          });
-  connect(m_worker, &EngineWorker::patchesApplied, this, &SessionController::onPatchesApplied);
-  connect(m_worker, &EngineWorker::sensitivityProgress, this, [this](quint64 generation, int done, int total) {
-    if (generation == m_generation) Q_EMIT sensitivityProgress(done, total);
-  });
-  connect(m_worker, &EngineWorker::captureSaved, this,
-          [this](quint64 generation, const QString& path, const QString& problem) {
-            if (generation != m_generation) return;
-            setState(restingState());
-            Q_EMIT captureSaved(path, problem);
-          });
-  connect(m_worker, &EngineWorker::reproExported, this,
-          [this](quint64 generation, const QString& description, const QStringList& files, const QString& problem) {
-            if (generation != m_generation) return;
-            setState(restingState());
-            Q_EMIT reproExported(description, files, problem);
-          });
-  connect(m_worker, &EngineWorker::problemsFound, this,
-          [this](quint64 generation, const std::vector<torchir::Problem>& problems) {
-            if (generation != m_generation) return;
-            m_problems = problems;
-            Q_EMIT problemsChanged();
-          });
-  connect(m_worker, &EngineWorker::reported, this, &SessionController::onReported);
-  connect(m_worker, &EngineWorker::tensorReady, this, &SessionController::onTensorReady);
-  connect(m_worker, &EngineWorker::tensorUnavailable, this, &SessionController::onTensorUnavailable);
-  connect(m_worker, &EngineWorker::comparedReady, this,
-          [this](quint64 generation, torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
-                 const torchir::TensorData& difference) {
-            if (generation == m_generation) Q_EMIT comparedReady(node, run, reference, difference);
-          });
-  connect(m_worker, &EngineWorker::comparedUnavailable, this, [this](quint64 generation, torchir::NodeId node, const QString& why) {
-    if (generation == m_generation) Q_EMIT comparedUnavailable(node, why);
-  });
   m_thread.setObjectName(QStringLiteral("torchir-engine"));
   m_thread.start();
 }
@@ -119,11 +87,7 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   for (torchir::NodeId n : breakpoints)
     if (validNode(n)) m_marks.breakpoints.insert(n);
   m_controls->setBreakpoints(m_marks.breakpoints);
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  auto loaded = m_program;
-  QMetaObject::invokeMethod(
-      worker, [worker, generation, loaded] { worker->start(generation, loaded); }, Qt::QueuedConnection);
+  post(0, [this, loaded = m_program](EngineJob& job) { startDebugger(job, loaded); }, /*needsDebugger=*/false);
   setState(RunState::Starting);
   Q_EMIT marksChanged();
 }
@@ -134,8 +98,7 @@ void SessionController::clear() {
   m_program.reset();
   forgetAnnotations();
   setProblems({});
-  EngineWorker* worker = m_worker;
-  QMetaObject::invokeMethod(worker, [worker] { worker->clear(); }, Qt::QueuedConnection);
+  post(0, [](EngineJob& job) { job.setDebugger(nullptr); }, /*needsDebugger=*/false);
   setState(RunState::Empty);
   if (hadProgram) Q_EMIT marksChanged();
 }
@@ -226,13 +189,13 @@ bool SessionController::canKeepInFloat() const { return resting(); }
 
 void SessionController::keepInFloat(const std::vector<torchir::NodeId>& layers) {
   if (!canKeepInFloat() || layers.empty()) return;
-  const quint64 id = ++m_commandId;
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  const torchir::StopConditions stops = m_stopConditions;
   clearStop();
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->keepInFloat(generation, id, layers, stops); }, Qt::QueuedConnection);
+  post(++m_commandId, [this, layers, stops = m_stopConditions](EngineJob& job) {
+    auto changed = [&](const torchir::CallChange& c) {  // a refused one leaves the others taken
+      job.reply([this, c] { onPatchesApplied(c.node, c.patches, oneLine(QString::fromStdString(c.problem)), c.problem.empty()); });
+    };
+    replyReport(job, job.debugger().keepInFloat(layers, stops, job.observer(progressToGui()), changed));
+  });
   setState(RunState::Running);
 }
 
@@ -247,29 +210,30 @@ bool SessionController::canEditCall() const {
 
 void SessionController::tryPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches) {
   if (!canEditCall()) return;
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->tryPatches(generation, node, patches); }, Qt::QueuedConnection);
+  post(0, [this, node, patches](EngineJob& job) {  // not a command: Stop does not cancel it
+    const bool replays = job.debugger().replayPending();
+    const torchir::PatchTrial trial = job.debugger().tryPatches(node, patches, job.observer(progressToGui()));
+    if (replays) job.reply([this, report = job.report()] { onReported(report); });
+    job.reply([this, node, trial] { Q_EMIT patchTried(node, trial); });
+  });
 }
 
 void SessionController::applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
                                      bool andContinue) {
   if (!resting() || !validNode(node)) return;
   // one job: the change, and the run on from it when asked (a failed node runs again, changed)
-  const quint64 id = ++m_commandId;
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  const torchir::StopConditions stops = m_stopConditions;
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->applyPatches(generation, id, node, patches, andContinue, stops); }, Qt::QueuedConnection);
+  post(++m_commandId, [this, node, patches, andContinue, stops = m_stopConditions](EngineJob& job) {
+    const torchir::CallChange c = job.debugger().changeCall(node, patches);
+    const bool goesOn = andContinue && c.problem.empty();
+    job.reply([this, c, goesOn] { onPatchesApplied(c.node, c.patches, oneLine(QString::fromStdString(c.problem)), goesOn); });
+    if (goesOn)
+      replyReport(job, job.debugger().execute(EngineCommand::Continue, torchir::kNone, stops, job.observer(progressToGui())));
+  });
   setState(RunState::Running);
 }
 
-void SessionController::onPatchesApplied(quint64 generation, torchir::NodeId node,
-                                         const std::vector<torchir::ArgumentPatch>& patches, const QString& problem,
-                                         bool andContinue) {
-  if (generation != m_generation) return;
+void SessionController::onPatchesApplied(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
+                                         const QString& problem, bool andContinue) {
   if (!problem.isEmpty()) {
     setState(restingState());
     Q_EMIT patchRefused(node, problem);
@@ -348,10 +312,18 @@ void SessionController::saveCapture(const QString& path, bool embedProgram) {
   }
   const auto capture = captureOf(capturedRun(), m_program->program);
   const std::vector<torchir::ValueId> pinned(m_pinned.begin(), m_pinned.end());
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->saveCapture(generation, path, capture, pinned, embedProgram); }, Qt::QueuedConnection);
+  post(0, [this, path, capture, pinned, embedProgram](EngineJob& job) {
+    QString problem;
+    try {
+      job.debugger().saveCapture(QFile::encodeName(path).toStdString(), *capture, pinned, embedProgram);
+    } catch (const std::exception& e) {
+      problem = oneLine(QString::fromUtf8(e.what()));
+    }
+    job.reply([this, path, problem] {
+      setState(restingState());
+      Q_EMIT captureSaved(path, problem);
+    });
+  });
   setState(RunState::Saving);
 }
 
@@ -364,11 +336,21 @@ void SessionController::exportRepro(const torchir::ReproPart& part, const QStrin
     Q_EMIT reproExported(QString::fromStdString(part.describe()), {}, tr("nothing to cut out while the program is not ready or is running"));
     return;
   }
-  const quint64 id = ++m_commandId;
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  QMetaObject::invokeMethod(
-      worker, [=] { worker->exportRepro(generation, id, part, path); }, Qt::QueuedConnection);
+  post(++m_commandId, [this, part, path](EngineJob& job) {
+    QString description = QString::fromStdString(part.describe()), problem;
+    QStringList files;
+    try {
+      const auto repro = job.debugger().exportRepro(part, QFile::encodeName(path).toStdString(), job.observer());
+      description = QString::fromStdString(repro.first);
+      for (const auto& f : repro.second) files << QFile::decodeName(f.c_str());
+    } catch (const std::exception& e) {
+      problem = oneLine(QString::fromUtf8(e.what()));
+    }
+    job.reply([=, this] {
+      setState(restingState());
+      Q_EMIT reproExported(description, files, problem);
+    });
+  });
   setState(RunState::Exporting);
 }
 
@@ -393,24 +375,28 @@ void SessionController::stop() {
 }
 
 void SessionController::send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare) {
-  const quint64 id = ++m_commandId;
   const bool marksChange = clearStop();
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  const torchir::StopConditions stops = m_stopConditions;
-  if (command == EngineCommand::Compare) {
-    QMetaObject::invokeMethod(
-        worker, [=] { worker->compare(generation, id, compare); }, Qt::QueuedConnection);
-  } else if (command == EngineCommand::Sensitivity) {
-    QMetaObject::invokeMethod(
-        worker, [=] { worker->layerSensitivity(generation, id); }, Qt::QueuedConnection);
-  } else if (command == EngineCommand::CompareOn) {
-    QMetaObject::invokeMethod(
-        worker, [=] { worker->continueComparison(generation, id, compare.stop); }, Qt::QueuedConnection);
-  } else {
-    QMetaObject::invokeMethod(
-        worker, [=] { worker->run(generation, id, command, target, stops); }, Qt::QueuedConnection);
-  }
+  post(++m_commandId, [=, this, stops = m_stopConditions](EngineJob& job) {
+    torchir::Debugger& debugger = job.debugger();
+    torchir::RunObserver* observer = job.observer(command == EngineCommand::Sensitivity ? nullptr : progressToGui());
+    switch (command) {
+      case EngineCommand::Compare:
+        try {
+          return replyReport(job, debugger.compare(referenceSpec(compare), compare.stop, observer));
+        } catch (const std::exception& e) {  // a LoadError of the other file too
+          return replyReport(job, torchir::failedOutcome(command, "cannot compare: " + torchir::oneLine(e.what())));
+        }
+      case EngineCommand::CompareOn: return replyReport(job, debugger.continueComparison(compare.stop, observer));
+      case EngineCommand::Sensitivity:
+        return replyReport(job, debugger.layerSensitivity(
+                                    [&](std::size_t done, std::size_t total) {
+                                      job.reply([=, this] { Q_EMIT sensitivityProgress(int(done), int(total)); });
+                                      return !job.stopped();
+                                    },
+                                    observer));
+      default: return replyReport(job, debugger.execute(command, target, stops, observer));
+    }
+  });
   setState(RunState::Running);
   if (marksChange) Q_EMIT marksChanged();
 }
@@ -442,10 +428,13 @@ void SessionController::requestTensor(torchir::ValueId value) {
         Qt::QueuedConnection);
     return;
   }
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  QMetaObject::invokeMethod(
-      worker, [worker, generation, value] { worker->fetchTensor(generation, value); }, Qt::QueuedConnection);
+  post(0, [this, value](EngineJob& job) {
+    const torchir::ValueAnswer a = job.hasDebugger() ? job.debugger().tensor(value) : torchir::ValueAnswer{{}, "the engine has not started"};
+    job.reply([this, value, a] {
+      if (a.tensor) Q_EMIT tensorReady(value, *a.tensor);
+      else Q_EMIT tensorUnavailable(value, oneLine(QString::fromUtf8(a.why.c_str())));
+    });
+  }, /*needsDebugger=*/false);
 }
 
 void SessionController::requestCompared(torchir::NodeId node) {
@@ -455,10 +444,52 @@ void SessionController::requestCompared(torchir::NodeId node) {
         Qt::QueuedConnection);
     return;
   }
-  EngineWorker* worker = m_worker;
-  const quint64 generation = m_generation;
-  QMetaObject::invokeMethod(
-      worker, [worker, generation, node] { worker->fetchCompared(generation, node); }, Qt::QueuedConnection);
+  post(0, [this, node](EngineJob& job) {
+    const torchir::ComparedAnswer a = job.debugger().compared(node);
+    job.reply([this, node, a] {
+      if (a.run) Q_EMIT comparedReady(node, *a.run, *a.reference, *a.difference);
+      else Q_EMIT comparedUnavailable(node, oneLine(QString::fromUtf8(a.why.c_str())));
+    });
+  });
+}
+
+void SessionController::post(quint64 commandId, EngineJobFn job, bool needsDebugger) {
+  m_worker->post(m_generation, commandId, std::move(job), needsDebugger);
+}
+
+std::function<void(EngineReportPtr)> SessionController::progressToGui() {
+  return [this](EngineReportPtr report) { onReported(report); };
+}
+
+void SessionController::replyReport(EngineJob& job, torchir::DebugOutcome outcome) {
+  job.reply([this, report = job.report(std::move(outcome))] { onReported(report); });
+}
+
+void SessionController::startDebugger(EngineJob& job, const LoadedProgramPtr& loaded) {
+  job.setDebugger(nullptr);
+  try {
+    const torchir::AtenBackend& backend = torchir::atenBackend();  // dlopen, ~0.3-1 s the first time
+    backend.setPythonHost(effectivePythonHost());  // Preferences › Python, as they are now
+    auto debugger = std::make_unique<torchir::Debugger>(debugTarget(loaded));
+    // a Python worker's start (importing torch and the user's modules) ends when another program is opened
+    const QString description = QString::fromStdString(debugger->start([&job] { return job.stopped(); }));
+    job.setDebugger(std::move(debugger));
+    torchir::DebugOutcome reset;
+    reset.command = EngineCommand::Reset;
+    EngineReportPtr report = job.report(std::move(reset));
+    report->progress.restart = true;
+    job.reply([this, report, description] { onStarted(report, description); });
+    auto problems = job.debugger().check();
+    for (const std::string& warning : backend.preparePythonHost().warnings)  // started already: no wait
+      problems.push_back({torchir::Severity::Warning, "python", torchir::kNone, {}, warning});
+    job.reply([this, problems] {
+      m_problems = problems;
+      Q_EMIT problemsChanged();
+    });
+  } catch (const std::exception& e) {  // a LoadError of the inputs file too
+    job.setDebugger(nullptr);
+    job.reply([this, problem = oneLine(QString::fromUtf8(e.what()))] { onStartFailed(problem); });
+  }
 }
 
 namespace {
@@ -471,7 +502,7 @@ struct ReportTold {
 
 }  // namespace
 
-void SessionController::applyRecords(EngineReport& report) {
+void SessionController::applyRecords(torchir::DebugProgress& report) {
   if (report.restart) {
     // A restart of a 100k-node run drops 100k records: freed on a pool thread.
     destroyInBackground(std::exchange(m_records, std::vector<std::shared_ptr<const torchir::NodeRecord>>(m_records.size())));
@@ -489,12 +520,10 @@ void SessionController::applyRecords(EngineReport& report) {
                                static_cast<int>(report.firstRecord + report.records.size())};
 }
 
-void SessionController::onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report,
-                                  const QString& description) {
-  if (generation != m_generation) return;
+void SessionController::onStarted(const EngineReportPtr& report, const QString& description) {
   m_inputsDescription = description;
   ReportTold told{m_changedRecords};
-  applyRecords(*report);
+  applyRecords(report->progress);
   if (m_program->capture) {
     CapturedRun run = capturedRun();
     showCaptured(*m_program->capture, std::shared_ptr<const torchir::Program>(m_program, &m_program->program), run);
@@ -509,48 +538,40 @@ void SessionController::onStarted(quint64 generation, const torchir::ui::EngineR
     Q_EMIT stopped(state == RunState::Failed ? torchir::StopReason::Failed : torchir::StopReason::StopCondition);
 }
 
-void SessionController::onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis) {
-  if (generation != m_generation) return;
-  m_diagnosis = diagnosis;
+void SessionController::onStartFailed(const QString& problem) {
+  m_diagnosis = {};
   setState(RunState::StartFailed);
   Q_EMIT sessionFailed(problem);
 }
 
-void SessionController::onReported(const torchir::ui::EngineReportPtr& report) {
-  if (report->generation != m_generation) return;
+void SessionController::onReported(const EngineReportPtr& report) {
   ReportTold told{m_changedRecords};
-  applyRecords(*report);
+  applyRecords(report->progress);
   if (!report->ended) {
     Q_EMIT marksChanged();
-    Q_EMIT progress(static_cast<int>(report->position), nodeCount());
+    Q_EMIT progress(static_cast<int>(report->progress.position), nodeCount());
     return;
   }
-  const torchir::StopReason reason = report->reason;
+  const torchir::DebugOutcome& outcome = report->outcome;
+  const torchir::StopReason reason = outcome.reason;
   if (reason == torchir::StopReason::Failed || reason == torchir::StopReason::StopCondition) {
-    m_diagnosis = report->diagnosis;
+    m_diagnosis = outcome.diagnosis;
     m_marks.failed = m_diagnosis.node != torchir::kNone ? m_diagnosis.node : m_marks.current;
   }
   // a failure the engine had around a node (no node's own) still fails the run where it stands
-  RunState next = report->command == EngineCommand::Reset ? RunState::Ready
-                  : reason == torchir::StopReason::Failed && !report->finished ? RunState::Failed
-                                                                                : restingState();
-  const bool compared = report->command == EngineCommand::Compare;
-  if (compared || report->restart) {
+  RunState next = outcome.command == EngineCommand::Reset ? RunState::Ready
+                  : reason == torchir::StopReason::Failed && !report->progress.finished ? RunState::Failed
+                                                                                         : restingState();
+  const bool compared = outcome.command == EngineCommand::Compare;
+  const bool restart = report->progress.restart;
+  if (compared || restart) {
     // A comparison describes the run it made; a run started anew no longer matches it.
-    releaseInBackground(std::exchange(m_comparison, compared ? report->comparison : nullptr));
+    releaseInBackground(std::exchange(m_comparison, compared ? outcome.comparison : nullptr));
   }
   setState(next);
   Q_EMIT marksChanged();
-  if (report->command != EngineCommand::Reset) Q_EMIT stopped(reason);
-  if (compared || report->restart) Q_EMIT comparisonChanged();
-}
-
-void SessionController::onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor) {
-  if (generation == m_generation) Q_EMIT tensorReady(value, tensor);
-}
-
-void SessionController::onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why) {
-  if (generation == m_generation) Q_EMIT tensorUnavailable(value, why);
+  if (outcome.command != EngineCommand::Reset) Q_EMIT stopped(reason);
+  if (compared || restart) Q_EMIT comparisonChanged();
 }
 
 void SessionController::setState(RunState state) {

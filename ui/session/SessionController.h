@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -163,12 +164,18 @@ class SessionController : public QObject {
 
  private:
   void send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare = {});
-  void onStarted(quint64 generation, const torchir::ui::EngineReportPtr& report, const QString& description);
-  void onStartFailed(quint64 generation, const QString& problem, const torchir::Diagnosis& diagnosis);
-  void onReported(const torchir::ui::EngineReportPtr& report);
-  void onTensorReady(quint64 generation, torchir::ValueId value, const torchir::TensorData& tensor);
-  void onTensorUnavailable(quint64 generation, torchir::ValueId value, const QString& why);
-  void applyRecords(EngineReport& report);
+  /// Queues `job` on the engine thread for this program (commandId 0: Stop does not cancel it).
+  void post(quint64 commandId, EngineJobFn job, bool needsDebugger = true);
+  /// A job's progress reports, shown as they come.
+  std::function<void(EngineReportPtr)> progressToGui();
+  /// The job's end: its records and outcome, shown on the GUI thread.
+  void replyReport(EngineJob& job, torchir::DebugOutcome outcome);
+  /// On the engine thread: the debugger of `loaded`, started with its inputs, then its problems.
+  void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded);
+  void onStarted(const EngineReportPtr& report, const QString& description);
+  void onStartFailed(const QString& problem);
+  void onReported(const EngineReportPtr& report);
+  void applyRecords(torchir::DebugProgress& report);
   /// The parts of the GUI's run a capture holds (CaptureMapping).
   CapturedRun capturedRun();
   /// Bookmarks, notes, pins and changes belong to one program.
@@ -177,8 +184,8 @@ class SessionController : public QObject {
   void forgetRun();
   void setState(RunState state);
   void setProblems(std::vector<torchir::Problem> problems);
-  void onPatchesApplied(quint64 generation, torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
-                        const QString& problem, bool andContinue);
+  void onPatchesApplied(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, const QString& problem,
+                        bool andContinue);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
   /// The engine holds a session: started, and not cleared since.

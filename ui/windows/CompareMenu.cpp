@@ -13,6 +13,7 @@
 
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonReport.h"
+#include "quant/SensitivityReport.h"
 
 namespace torchir::ui {
 
@@ -146,7 +147,7 @@ void CompareMenu::exportReport() {
     in.a = &program->program;
     in.b = c->referenceProgram.get();
     in.nodes = &c->nodes;
-    in.sensitivity = c->sensitivity.get();
+    if (c->sensitivity) in.charts.push_back(torchir::sensitivityChart(*c->sensitivity, program->program));
     in.outputSqnrDb = c->outputSqnrDb;
     for (const auto& n : c->nodes) {
       if (!in.firstDivergence && n.startsDivergence) in.firstDivergence = &n;

@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+
+#include "program/Program.h"
+
+namespace torchir {
+
+/// Files that complete a program: weights and constants from elsewhere (IR JSON, meta exports).
+struct LoadOptions {
+  std::string weightsPath;    // .safetensors or a torch.save state dict (.pt, .pth, .bin)
+  std::string constantsPath;  // .safetensors
+};
+
+/// Opens a `.pt2` archive or a pytorch-ir IR JSON, chosen by the file's first bytes.
+/// Throws LoadError with one line naming the file and the problem.
+Program loadProgram(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace torchir

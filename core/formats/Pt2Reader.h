@@ -1,0 +1,15 @@
+#pragma once
+#include <string>
+
+#include "program/Program.h"
+
+namespace torchir {
+
+/// Reads a `.pt2` written by torch.export.save: the program, its weights and constants
+/// (memory-mapped, shared storages kept shared) and the layout it was written in
+/// (`program.source.layout`): "pt2-archive" (torch >= 2.9), "pt2-archive (pickled weights, torch 2.8)"
+/// or "flat zip (torch 2.6/2.7)"; the older two best-effort.
+/// Throws LoadError with one line naming the file and the problem.
+Program readPt2(const std::string& path);
+
+}  // namespace torchir
