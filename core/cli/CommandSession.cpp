@@ -84,24 +84,20 @@ bool applyBackendOptions(const Args& args) {
   return applyPythonOptions(args);
 }
 
-bool setCommandInputs(Session& session, const Program& program, const Args& args) {
-  Diagnosis problem;
-  if (args.flag("--random-inputs")) {
-    problem = session.setRandomInputs(std::stoull(args.option("--random-inputs")));
-  } else {
-    const std::string inputsFile = args.option("--inputs");
-    auto inputs = inputsFile.empty() ? program.sampleInputs : readInputsFile(program, inputsFile);
-    if (inputs.empty() && !program.inputs.empty()) {
-      std::cerr << "error: " << program.source.path << ": no inputs: pass --inputs F.safetensors or --random-inputs SEED\n";
-      return false;
-    }
-    problem = session.setInputs(inputs);
-  }
-  if (!problem.ok()) {
-    std::cerr << "error: " << program.source.path << ": " << problem.message << "\n";
-    return false;
-  }
-  return true;
+std::shared_ptr<const Program> keptProgram(const Program& program) {
+  return std::shared_ptr<const Program>(std::shared_ptr<void>(), &program);  // loadForCommand keeps it
+}
+
+DebugTarget commandTarget(const Program& program, const Args& args, bool randomWhenNone) {
+  DebugTarget target;
+  target.program = keptProgram(program);
+  target.path = program.source.path;
+  target.constantsPath = args.option("--constants");
+  target.inputs.file = args.option("--inputs");
+  if (args.flag("--random-inputs")) target.inputs.randomSeed = std::stoull(args.option("--random-inputs", "0"));
+  target.inputs.randomWhenNone = randomWhenNone;
+  target.castWeights = args.flag("--cast-weights");
+  return target;
 }
 
 }  // namespace torchir::cli

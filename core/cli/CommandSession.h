@@ -1,7 +1,7 @@
 #pragma once
-// What the commands that run a program share: --threads, --executors, the Python, and the inputs.
+// What the commands that run a program share: --threads, --executors, the Python, and the debugger's target.
 #include "Cli.h"
-#include "exec/Session.h"
+#include "debug/Debugger.h"
 
 namespace torchir::cli {
 
@@ -10,8 +10,12 @@ namespace torchir::cli {
 /// printed) when one cannot be.
 bool applyBackendOptions(const Args& args);
 
-/// The run's inputs: --random-inputs SEED, else --inputs F (by input name or input_<i>), else the
-/// archive's sample inputs. False, the error printed, when there are none or the session refuses them.
-bool setCommandInputs(Session& session, const Program& program, const Args& args);
+/// A program loadForCommand keeps for the whole command, shared without ownership.
+std::shared_ptr<const Program> keptProgram(const Program& program);
+
+/// What a verb's debugger runs: `program`, the inputs --random-inputs SEED, else --inputs F (by
+/// input name or input_<i>), else the archive's samples (else random ones of seed 0 where
+/// `randomWhenNone`, else a LoadError), and --cast-weights.
+DebugTarget commandTarget(const Program& program, const Args& args, bool randomWhenNone);
 
 }  // namespace torchir::cli

@@ -37,9 +37,6 @@ struct Sides {
   std::string reference;
 };
 
-/// A program the command line keeps for the whole command, shared without ownership.
-std::shared_ptr<const Program> kept(const Program& p) { return std::shared_ptr<const Program>(std::shared_ptr<void>(), &p); }
-
 Json comparisonJson(const NodeComparison& c, const Program& a, const Program& b) {
   Json j = {{"name", a.node(c.a).name}, {"op", a.node(c.a).target}, {"b_name", b.node(c.b).name}};
   j.update(Json(nodeComparisonJson(c)));
@@ -167,16 +164,10 @@ int compareCommand(const Args& args) {
     return kBadInput;
   }
 
-  DebugTarget target;
-  target.program = kept(*s.a);
-  target.path = s.a->source.path;
-  if (args.flag("--inputs")) target.inputs.file = args.option("--inputs");
-  if (args.flag("--random-inputs")) target.inputs.randomSeed = std::stoull(args.option("--random-inputs", "0"));
-  target.castWeights = cast;
-  Debugger debugger(target);
+  Debugger debugger(commandTarget(*s.a, args, /*randomWhenNone=*/true));
   debugger.start();
   if (sensitivity) debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());  // each layer's run starts from these values
-  if (s.b != s.a) spec.program = kept(*s.b);
+  if (s.b != s.a) spec.program = keptProgram(*s.b);
   spec.castWeights = cast;
   if (args.flag("--inputs-b")) spec.inputs = InputsChoice{args.option("--inputs-b"), std::nullopt};
   spec.requireTwins = true;

@@ -29,13 +29,10 @@ int extractCommand(const Args& args) {
     return kBadInput;
   }
   if (!applyBackendOptions(args)) return kBadInput;
-  SessionOptions options;
-  options.castWeightsToExport = args.flag("--cast-weights");
-  auto session = atenBackend().createSession(program, options);
-  if (!setCommandInputs(*session, program, args)) return kBadInput;
+  Debugger debugger(commandTarget(program, args, /*randomWhenNone=*/false));
+  debugger.start();
   try {
-    const Repro repro = extractRepro(*session, part);
-    const auto files = writeRepro(repro, out);
+    const auto [repro, files] = debugger.exportRepro(part, out, nullptr);
     std::cout << "repro of " << repro.description << ": " << repro.program.inputs.size() << " placeholders ("
               << repro.inputs.size() << " inputs), " << repro.outputs.size() << " outputs\n";
     for (const auto& f : files) std::cout << "  " << f << "\n";

@@ -74,18 +74,15 @@ int runCommand(const Args& args) {
               << (cast ? "; cast to the export's dtypes (--cast-weights)\n"
                        : "; an op that mixes dtypes fails (--cast-weights casts them to the export's)\n");
   if (!applyBackendOptions(args)) return kBadInput;
-  SessionOptions sessionOptions;
-  sessionOptions.castWeightsToExport = cast;
-  auto session = atenBackend().createSession(program, sessionOptions);
-  if (!setCommandInputs(*session, program, args)) return kBadInput;
+  Debugger debugger(commandTarget(program, args, /*randomWhenNone=*/false));
+  debugger.start();
+  const Session* session = &debugger.session();
   StopConditions stops;
   const std::string stopOn = args.option("--stop-on");
   stops.nanOrInf = stopOn == "nan";
   stops.dtypeDiffers = stopOn == "dtype";
   stops.shapeDiffers = stopOn == "shape";
-  session->setStopConditions(stops);
-
-  const StepOutcome outcome = session->run();
+  const DebugOutcome outcome = debugger.execute(DebugCommand::Continue, kNone, stops, nullptr);
   Json trace = Json::array();
   if (args.flag("--trace")) {
     // A node's line; a higher-order node's is followed by the nodes its subgraphs ran, named

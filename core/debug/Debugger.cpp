@@ -300,16 +300,16 @@ ComparedAnswer Debugger::compared(NodeId node) const {
   }
 }
 
-std::pair<std::string, std::vector<std::string>> Debugger::exportRepro(const ReproPart& part, const std::string& path,
-                                                                       RunObserver* observer) {
+Debugger::ReproFiles Debugger::exportRepro(const ReproPart& part, const std::string& path, RunObserver* observer) {
   SessionOptions options;
   options.castWeightsToExport = m_target.castWeights;
   auto session = atenBackend().createSession(program(), options);
   const Diagnosis in = giveInputs(*session, m_inputs);
   if (!in.ok()) throw std::runtime_error("its inputs: " + in.message);
   for (const auto& [node, patches] : m_session->patches()) session->setPatches(node, patches);
-  const Repro repro = extractRepro(*session, part, observer);
-  return {repro.description, writeRepro(repro, path)};
+  ReproFiles out{extractRepro(*session, part, observer), {}};
+  out.files = writeRepro(out.repro, path);
+  return out;
 }
 
 void Debugger::saveCapture(const std::string& path, Capture capture, const std::vector<ValueId>& pinned, bool embedProgram) {

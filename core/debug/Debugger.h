@@ -126,9 +126,12 @@ class Debugger {
   ComparedAnswer compared(NodeId node) const;
 
   /// A repro of `part`: a run of its own with this run's inputs and changes, to the part's end;
-  /// then its files at `path`. Returns the repro's description and the files, the .pt2 first.
-  std::pair<std::string, std::vector<std::string>> exportRepro(const ReproPart& part, const std::string& path,
-                                                               RunObserver* observer);
+  /// then its files at `path`, the .pt2 first.
+  struct ReproFiles {
+    Repro repro;
+    std::vector<std::string> files;
+  };
+  ReproFiles exportRepro(const ReproPart& part, const std::string& path, RunObserver* observer);
   /// Completes `capture` with the program's reference (its bytes too, when `embedProgram`), the
   /// run's inputs and the `pinned` values' tensors, and writes it to `path`.
   void saveCapture(const std::string& path, Capture capture, const std::vector<ValueId>& pinned, bool embedProgram);

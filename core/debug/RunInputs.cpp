@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "formats/InputsFile.h"
+#include "program/LoadError.h"
 
 namespace torchir {
 namespace {
@@ -32,6 +33,8 @@ RunInputs chooseInputs(const Program& p, const InputsChoice& choice) {
     in.tensors = p.sampleInputs;
     in.description = "sample inputs from the archive";
   } else {
+    if (!choice.randomSeed && !choice.randomWhenNone && userInputCount(p) > 0)
+      throw LoadError(p.source.path, "no inputs: pass --inputs F.safetensors or --random-inputs SEED");
     in.seed = choice.randomSeed.value_or(0);
     in.description = userInputCount(p) == 0 ? "no inputs" : "random inputs (seed " + std::to_string(in.seed) + ")";
   }

@@ -14,6 +14,7 @@ namespace torchir {
 struct InputsChoice {
   std::string file;                    // an inputs file (safetensors, torch.save), by input name
   std::optional<uint64_t> randomSeed;  // random numbers even where the archive has samples
+  bool randomWhenNone = true;  // false: a program with user inputs and no samples is refused
 };
 
 /// The inputs chosen, and the words for them ("sample inputs from the archive").
@@ -24,7 +25,8 @@ struct RunInputs {
   bool fromFile = false;
 };
 
-/// Throws LoadError naming the inputs file when it cannot be read.
+/// Throws LoadError naming the inputs file when it cannot be read, or the program when it has no
+/// inputs to give and `choice` asks for no random ones.
 RunInputs chooseInputs(const Program& p, const InputsChoice& choice);
 
 /// Gives `inputs` to `session`; the session's refusal, or ok.

@@ -31,7 +31,7 @@ QuantizationTools::QuantizationTools(SessionController* session, Selection* sele
   m_sensitivity->setStatusTip(tr("Keep each quantized layer in float alone and rank the layers by the output's SQNR gained"));
   connect(m_keepNode, &QAction::triggered, this, [this] { keep(false); });
   connect(m_keepModule, &QAction::triggered, this, [this] { keep(true); });
-  connect(m_sensitivity, &QAction::triggered, m_session, &SessionController::measureSensitivity);
+  connect(m_sensitivity, &QAction::triggered, this, &QuantizationTools::measureSensitivity);
 
   m_chart = new SensitivityChart;
   auto* scroll = new QScrollArea;
@@ -48,9 +48,6 @@ QuantizationTools::QuantizationTools(SessionController* session, Selection* sele
   connect(m_session, &SessionController::comparisonChanged, this, &QuantizationTools::showComparison);
   connect(m_selection, &Selection::changed, this, &QuantizationTools::updateEnabled);
   connect(m_session, &SessionController::stopped, this, &QuantizationTools::sayPending);
-  connect(m_session, &SessionController::sensitivityProgress, this, [this](int done, int total) {
-    m_status->showMessage(tr("Layer sensitivity: layer %1 of %2… (Stop cancels)").arg(done + 1).arg(total));
-  });
   updateEnabled();
 }
 
@@ -73,11 +70,34 @@ std::vector<torchir::NodeId> QuantizationTools::layersToKeep(bool wholeModule) c
   return layers;
 }
 
+bool QuantizationTools::canMeasureSensitivity() const {
+  const ComparisonPtr c = m_session->comparison();
+  return c && c->quantized && m_session->program() && c->referenceProgram.get() != &m_session->program()->program &&
+         m_session->resting();
+}
+
 void QuantizationTools::updateEnabled() {
-  const bool idle = m_session->canKeepInFloat();
+  const bool idle = m_session->resting();
   m_keepNode->setEnabled(idle && !layersToKeep(false).empty());
   m_keepModule->setEnabled(idle && !layersToKeep(true).empty());
-  m_sensitivity->setEnabled(m_session->canMeasureSensitivity());
+  m_sensitivity->setEnabled(canMeasureSensitivity());
+}
+
+void QuantizationTools::measureSensitivity() {
+  if (!canMeasureSensitivity()) return;
+  // no records while it runs: each layer's run is a what-if beside the run (Stop cancels between layers)
+  m_session->runCommand(
+      [this](EngineJob& job, torchir::RunObserver* observer) {
+        return std::optional(job.debugger().layerSensitivity(
+            [&](std::size_t done, std::size_t total) {
+              job.reply(this, [this, done, total] {
+                m_status->showMessage(tr("Layer sensitivity: layer %1 of %2… (Stop cancels)").arg(done + 1).arg(total));
+              });
+              return !job.stopped();
+            },
+            observer));
+      },
+      /*progress=*/false);
 }
 
 void QuantizationTools::keep(bool wholeModule) {
@@ -89,7 +109,14 @@ void QuantizationTools::keep(bool wholeModule) {
   const auto& frames = p.node(layers.front()).moduleFrames();
   m_kept = wholeModule && !frames.empty() ? tr("module '%1'").arg(QString::fromStdString(frames.back().path))
                                           : QStringLiteral("'%1'").arg(QString::fromStdString(p.node(layers.front()).name));
-  m_session->keepInFloat(layers);
+  if (!m_session->resting()) return;
+  SessionController* session = m_session;
+  m_session->runCommand([session, layers, stops = m_session->stopConditions()](EngineJob& job, torchir::RunObserver* observer) {
+    auto told = [&](const torchir::CallChange& c) {  // a refused one leaves the others taken
+      job.reply([session, c] { session->takeCallChange(c, c.problem.empty()); });
+    };
+    return std::optional(job.debugger().keepInFloat(layers, stops, observer, told));
+  });
 }
 
 void QuantizationTools::showComparison() {
@@ -126,7 +153,7 @@ void QuantizationTools::showComparison() {
 void QuantizationTools::sayPending() {
   // after the window's own word on how the comparison ended (said as the same report arrives)
   QTimer::singleShot(0, this, [this] {
-    if (m_pending.isEmpty() || !m_session->canKeepInFloat()) return;
+    if (m_pending.isEmpty() || !m_session->resting()) return;
     m_status->showMessage(m_pending);
     m_pending.clear();
   });

@@ -37,6 +37,10 @@ class QuantizationTools : public QObject {
   std::vector<torchir::NodeId> layersToKeep(bool wholeModule) const;
 
  private:
+  /// Compare › Layer Sensitivity: while the comparison is with the float program of a quantized
+  /// one and nothing runs.
+  bool canMeasureSensitivity() const;
+  void measureSensitivity();
   void updateEnabled();
   void keep(bool wholeModule);
   void showComparison();

@@ -5,6 +5,7 @@
 #include "panels/ArgumentsPanel.h"
 #include "panels/TensorViewer.h"
 #include "program/QuantOps.h"
+#include "session/OneLine.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
 
@@ -18,10 +19,6 @@ TensorDock::TensorDock(SessionController* session, Selection* selection, Argumen
   connect(session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);
   connect(session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
     if (value == m_requestedTensor) m_viewer->setUnavailable(why);
-  });
-  connect(session, &SessionController::comparedReady, this, &TensorDock::onComparedReady);
-  connect(session, &SessionController::comparedUnavailable, this, [this](torchir::NodeId node, const QString& why) {
-    if (node == m_requestedCompared) m_viewer->setUnavailable(why);
   });
 }
 
@@ -47,7 +44,14 @@ void TensorDock::followSelection() {
     m_requestedTensor = torchir::kNone;
     m_requestedCompared = selected;
     m_viewer->setUnavailable(tr("Reading %1 and the reference's…").arg(QString::fromStdString(node.name)));
-    m_session->requestCompared(selected);
+    // the node's output in the run and in the reference, and their difference, copied on the engine thread
+    m_session->ask([this, selected](EngineJob& job) {
+      const torchir::ComparedAnswer a = job.debugger().compared(selected);
+      job.reply(this, [this, selected, a] {
+        if (a.run) onComparedReady(selected, *a.run, *a.reference, *a.difference);
+        else if (selected == m_requestedCompared) m_viewer->setUnavailable(oneLine(QString::fromStdString(a.why)));
+      });
+    });
   } else if (m_session->record(selected) && !node.outputs.empty()) {
     m_requestedCompared = torchir::kNone;
     const torchir::Value& out = program->program.value(node.outputs.front());

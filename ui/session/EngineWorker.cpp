@@ -103,10 +103,12 @@ EngineReportPtr EngineJob::report(std::optional<torchir::DebugOutcome> outcome) 
   return r;
 }
 
-void EngineJob::reply(std::function<void()> onGui) const {
+void EngineJob::reply(std::function<void()> onGui) const { reply(m_worker.m_gui, std::move(onGui)); }
+
+void EngineJob::reply(QObject* context, std::function<void()> onGui) const {
   auto controls = m_worker.m_controls;
   QMetaObject::invokeMethod(
-      m_worker.m_gui,
+      context,
       [controls, generation = m_generation, onGui = std::move(onGui)] {
         if (generation == controls->generation.load()) onGui();
       },

@@ -68,8 +68,10 @@ class EngineJob {
   bool stopped() const;
   /// The records since the last report, and the job's end when `outcome` is given.
   EngineReportPtr report(std::optional<torchir::DebugOutcome> outcome = std::nullopt);
-  /// Runs `onGui` on the GUI thread, unless the program changed by then.
+  /// Runs `onGui` on the GUI thread, unless the program changed by then; with `context`, unless
+  /// that object (the feature that asked) is gone by then too.
   void reply(std::function<void()> onGui) const;
+  void reply(QObject* context, std::function<void()> onGui) const;
 
   quint64 generation() const { return m_generation; }
 

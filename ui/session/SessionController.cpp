@@ -176,29 +176,6 @@ void SessionController::continueComparison(torchir::CompareStop stop) {
   if (canContinueComparison()) send(EngineCommand::CompareOn, torchir::kNone, request);
 }
 
-bool SessionController::canMeasureSensitivity() const {
-  return m_comparison && m_comparison->quantized && program() &&
-         m_comparison->referenceProgram.get() != &program()->program && resting();
-}
-
-void SessionController::measureSensitivity() {
-  if (canMeasureSensitivity()) send(EngineCommand::Sensitivity, torchir::kNone);
-}
-
-bool SessionController::canKeepInFloat() const { return resting(); }
-
-void SessionController::keepInFloat(const std::vector<torchir::NodeId>& layers) {
-  if (!canKeepInFloat() || layers.empty()) return;
-  clearStop();
-  post(++m_commandId, [this, layers, stops = m_stopConditions](EngineJob& job) {
-    auto changed = [&](const torchir::CallChange& c) {  // a refused one leaves the others taken
-      job.reply([this, c] { onPatchesApplied(c.node, c.patches, oneLine(QString::fromStdString(c.problem)), c.problem.empty()); });
-    };
-    replyReport(job, job.debugger().keepInFloat(layers, stops, job.observer(progressToGui()), changed));
-  });
-  setState(RunState::Running);
-}
-
 void SessionController::step() {
   if (canStep()) send(EngineCommand::Step, torchir::kNone);
 }
@@ -222,18 +199,21 @@ void SessionController::applyPatches(torchir::NodeId node, const std::vector<tor
                                      bool andContinue) {
   if (!resting() || !validNode(node)) return;
   // one job: the change, and the run on from it when asked (a failed node runs again, changed)
-  post(++m_commandId, [this, node, patches, andContinue, stops = m_stopConditions](EngineJob& job) {
-    const torchir::CallChange c = job.debugger().changeCall(node, patches);
-    const bool goesOn = andContinue && c.problem.empty();
-    job.reply([this, c, goesOn] { onPatchesApplied(c.node, c.patches, oneLine(QString::fromStdString(c.problem)), goesOn); });
-    if (goesOn)
-      replyReport(job, job.debugger().execute(EngineCommand::Continue, torchir::kNone, stops, job.observer(progressToGui())));
-  });
-  setState(RunState::Running);
+  runCommand(
+      [this, node, patches, andContinue, stops = m_stopConditions](EngineJob& job, torchir::RunObserver* observer) {
+        const torchir::CallChange c = job.debugger().changeCall(node, patches);
+        const bool goesOn = andContinue && c.problem.empty();
+        job.reply([this, c, goesOn] { takeCallChange(c, goesOn); });
+        if (!goesOn) return std::optional<torchir::DebugOutcome>();  // takeCallChange ends the job
+        return std::optional(job.debugger().execute(EngineCommand::Continue, torchir::kNone, stops, observer));
+      },
+      true, /*clearsStop=*/false);
 }
 
-void SessionController::onPatchesApplied(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches,
-                                         const QString& problem, bool andContinue) {
+void SessionController::takeCallChange(const torchir::CallChange& change, bool andContinue) {
+  const torchir::NodeId node = change.node;
+  const auto& patches = change.patches;
+  const QString problem = oneLine(QString::fromStdString(change.problem));
   if (!problem.isEmpty()) {
     setState(restingState());
     Q_EMIT patchRefused(node, problem);
@@ -341,8 +321,8 @@ void SessionController::exportRepro(const torchir::ReproPart& part, const QStrin
     QStringList files;
     try {
       const auto repro = job.debugger().exportRepro(part, QFile::encodeName(path).toStdString(), job.observer());
-      description = QString::fromStdString(repro.first);
-      for (const auto& f : repro.second) files << QFile::decodeName(f.c_str());
+      description = QString::fromStdString(repro.repro.description);
+      for (const auto& f : repro.files) files << QFile::decodeName(f.c_str());
     } catch (const std::exception& e) {
       problem = oneLine(QString::fromUtf8(e.what()));
     }
@@ -375,31 +355,29 @@ void SessionController::stop() {
 }
 
 void SessionController::send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare) {
-  const bool marksChange = clearStop();
-  post(++m_commandId, [=, this, stops = m_stopConditions](EngineJob& job) {
+  runCommand([=, stops = m_stopConditions](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
     torchir::Debugger& debugger = job.debugger();
-    torchir::RunObserver* observer = job.observer(command == EngineCommand::Sensitivity ? nullptr : progressToGui());
-    switch (command) {
-      case EngineCommand::Compare:
-        try {
-          return replyReport(job, debugger.compare(referenceSpec(compare), compare.stop, observer));
-        } catch (const std::exception& e) {  // a LoadError of the other file too
-          return replyReport(job, torchir::failedOutcome(command, "cannot compare: " + torchir::oneLine(e.what())));
-        }
-      case EngineCommand::CompareOn: return replyReport(job, debugger.continueComparison(compare.stop, observer));
-      case EngineCommand::Sensitivity:
-        return replyReport(job, debugger.layerSensitivity(
-                                    [&](std::size_t done, std::size_t total) {
-                                      job.reply([=, this] { Q_EMIT sensitivityProgress(int(done), int(total)); });
-                                      return !job.stopped();
-                                    },
-                                    observer));
-      default: return replyReport(job, debugger.execute(command, target, stops, observer));
+    if (command == EngineCommand::CompareOn) return debugger.continueComparison(compare.stop, observer);
+    if (command != EngineCommand::Compare) return debugger.execute(command, target, stops, observer);
+    try {
+      return debugger.compare(referenceSpec(compare), compare.stop, observer);
+    } catch (const std::exception& e) {  // a LoadError of the other file too
+      return torchir::failedOutcome(command, "cannot compare: " + torchir::oneLine(e.what()));
     }
+  });
+}
+
+void SessionController::runCommand(Command command, bool progress, bool clearsStop) {
+  const bool marksChange = clearsStop && clearStop();
+  post(++m_commandId, [this, command, progress](EngineJob& job) {
+    if (auto outcome = command(job, job.observer(progress ? progressToGui() : nullptr)))
+      replyReport(job, std::move(*outcome));
   });
   setState(RunState::Running);
   if (marksChange) Q_EMIT marksChanged();
 }
+
+void SessionController::ask(EngineJobFn job) { post(0, std::move(job)); }
 
 bool SessionController::clearStop() {
   // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
@@ -435,22 +413,6 @@ void SessionController::requestTensor(torchir::ValueId value) {
       else Q_EMIT tensorUnavailable(value, oneLine(QString::fromUtf8(a.why.c_str())));
     });
   }, /*needsDebugger=*/false);
-}
-
-void SessionController::requestCompared(torchir::NodeId node) {
-  if (!m_comparison) {
-    QMetaObject::invokeMethod(
-        this, [this, node] { Q_EMIT comparedUnavailable(node, QStringLiteral("nothing was compared")); },
-        Qt::QueuedConnection);
-    return;
-  }
-  post(0, [this, node](EngineJob& job) {
-    const torchir::ComparedAnswer a = job.debugger().compared(node);
-    job.reply([this, node, a] {
-      if (a.run) Q_EMIT comparedReady(node, *a.run, *a.reference, *a.difference);
-      else Q_EMIT comparedUnavailable(node, oneLine(QString::fromUtf8(a.why.c_str())));
-    });
-  });
 }
 
 void SessionController::post(quint64 commandId, EngineJobFn job, bool needsDebugger) {

@@ -121,14 +121,23 @@ class SessionController : public QObject {
   /// After a comparison stopped (at a divergence, a NaN): runs it on to the next `stop`.
   bool canContinueComparison() const;
   void continueComparison(torchir::CompareStop stop);
-  /// Compare › Layer Sensitivity: while the comparison is with the float program of a quantized
-  /// one and nothing runs.
-  bool canMeasureSensitivity() const;
-  void measureSensitivity();
-  /// Keep in Float: `layers` (quantized layers) take their keep-in-float changes and the
-  /// comparison (or the run) is made again; while nothing runs.
-  bool canKeepInFloat() const;
-  void keepInFloat(const std::vector<torchir::NodeId>& layers);
+
+  /// What a feature runs on the engine thread as a command: it holds the run (Running until its
+  /// report; Stop cancels it) and returns how it ended, which is shown as a step's end (nullopt: it
+  /// ended otherwise, as a refused change). The observer shows the records as they come when
+  /// `progress`, and stops at breakpoints.
+  using Command = std::function<std::optional<torchir::DebugOutcome>(EngineJob& job, torchir::RunObserver* observer)>;
+  /// `clearsStop`: the last stop's diagnosis is the past (false: the command decides, as a change
+  /// of the failed node's call does).
+  void runCommand(Command command, bool progress = true, bool clearsStop = true);
+  /// A job beside the run (a tensor, a trial call): after any command in progress, on the engine
+  /// thread; it answers with job.reply(context, ...). Skipped before the debugger has started.
+  void ask(EngineJobFn job);
+  /// A change of a node's call the engine took (problem empty) or refused, as a job tells it:
+  /// marks, patchRefused; `continues`: the run goes on from it and its report ends the job.
+  void takeCallChange(const torchir::CallChange& change, bool continues);
+  /// No job holds the engine thread.
+  bool resting() const;
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);
@@ -138,12 +147,8 @@ class SessionController : public QObject {
 
   /// tensorReady() or tensorUnavailable() follows, after any command in progress.
   void requestTensor(torchir::ValueId value);
-  /// For a node the comparison compared: comparedReady() or comparedUnavailable() follows.
-  void requestCompared(torchir::NodeId node);
 
  Q_SIGNALS:
-  /// Layer sensitivity: `done` of `total` layers measured.
-  void sensitivityProgress(int done, int total);
   void stateChanged(torchir::ui::RunState state);
   void marksChanged();                           // current/executed/failed/breakpoints changed
   void stopped(torchir::StopReason reason);      // a command ended; diagnosis() is set for Failed/StopCondition
@@ -157,10 +162,6 @@ class SessionController : public QObject {
   void patchRefused(torchir::NodeId node, const QString& why);
   void captureSaved(const QString& path, const QString& problem);  // problem empty: written
   void reproExported(const QString& description, const QStringList& files, const QString& problem);
-  /// The node's output in this run, in the reference, and this run's minus the reference's.
-  void comparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,
-                     const torchir::TensorData& difference);
-  void comparedUnavailable(torchir::NodeId node, const QString& why);
 
  private:
   void send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare = {});
@@ -184,16 +185,12 @@ class SessionController : public QObject {
   void forgetRun();
   void setState(RunState state);
   void setProblems(std::vector<torchir::Problem> problems);
-  void onPatchesApplied(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, const QString& problem,
-                        bool andContinue);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
   /// The engine holds a session: started, and not cleared since.
   bool hasSession() const;
   /// A job that took the engine thread is over: Ready, Paused, Finished or Failed, as the marks say.
   RunState restingState() const;
-  /// No job holds the engine thread.
-  bool resting() const;
   /// A new command starts: the last stop's diagnosis and mark are the past. True when marks changed.
   bool clearStop();
 
