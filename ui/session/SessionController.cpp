@@ -148,14 +148,17 @@ bool SessionController::canReset() const {
 }
 
 bool SessionController::canStepBack() const {
-  if (m_state != RunState::Paused && m_state != RunState::Finished && m_state != RunState::Failed) return false;
-  // an op ran: nodes run in order, so the last one found going back from the position is enough
-  for (std::size_t n = std::min(m_records.size(), static_cast<std::size_t>(m_marks.current == torchir::kNone
-                                                                              ? m_records.size()
-                                                                              : m_marks.current));
-       n-- > 0;)
-    if (m_marks.executed[n] && m_records[n] && m_records[n]->doesWork) return true;
-  return false;
+  const bool stopped = m_state == RunState::Paused || m_state == RunState::Finished || m_state == RunState::Failed;
+  return stopped && lastWorkBefore(m_marks.current) != torchir::kNone;  // an op ran
+}
+
+torchir::NodeId SessionController::lastWorkBefore(torchir::NodeId position) const {
+  // nodes run in order, so the first one found going back from the position is the last
+  auto n = std::min(position == torchir::kNone ? nodeCount() : position, static_cast<int>(m_records.size()));
+  for (--n; n >= 0; --n)
+    if (const auto& r = m_records[static_cast<std::size_t>(n)]; m_marks.executed[static_cast<std::size_t>(n)] && r && r->doesWork)
+      return n;
+  return torchir::kNone;
 }
 
 bool SessionController::canStop() const { return m_state == RunState::Running || m_state == RunState::Exporting; }

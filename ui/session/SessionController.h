@@ -51,6 +51,9 @@ class SessionController : public QObject {
   const ExecutionMarks& marks() const { return m_marks; }  // current = session position (kNone when finished)
   /// The GUI-side copy of the node's record; nullptr if it has not run since the last reset.
   const torchir::NodeRecord* record(torchir::NodeId node) const;
+  /// The node that did work last before `position` (kNone: the end), what a step just did: not the
+  /// placeholders, getitems and output a step passes on the way; kNone when none did.
+  torchir::NodeId lastWorkBefore(torchir::NodeId position) const;
   /// The same, shared: records are never changed once made, so a view may keep them.
   std::shared_ptr<const torchir::NodeRecord> sharedRecord(torchir::NodeId node) const;
   /// Of the last Failed or StopCondition stop (or of inputs the engine refused), else empty.

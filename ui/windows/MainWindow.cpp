@@ -51,6 +51,7 @@
 #include "windows/OpenDialogs.h"
 #include "windows/ProgramStatusText.h"
 #include "windows/RecentFilesMenu.h"
+#include "windows/ViewMenu.h"
 #include "windows/WindowState.h"
 
 namespace torchir::ui {
@@ -60,18 +61,6 @@ namespace {
 const QString kAppTitle = QStringLiteral("torchir studio");
 // Starts the engine even if the first layout is slow to come (or never comes).
 constexpr int kSessionStartFallbackMs = 3000;
-
-/// The node that did work last before `position` (what a step just did): not the placeholders,
-/// getitems and output a step passes on the way.
-torchir::NodeId lastWorkBefore(const SessionController& session, torchir::NodeId position) {
-  const ExecutionMarks& marks = session.marks();
-  auto n = position == torchir::kNone ? static_cast<torchir::NodeId>(marks.executed.size()) : position;
-  for (--n; n >= 0; --n) {
-    const torchir::NodeRecord* record = marks.executed[static_cast<std::size_t>(n)] ? session.record(n) : nullptr;
-    if (record && record->doesWork) return n;
-  }
-  return torchir::kNone;
-}
 
 }  // namespace
 
@@ -203,6 +192,10 @@ void MainWindow::createMenus() {
   runToolBar->addActions(m_actions->runActions());
 
   auto* compare = new CompareMenu(m_session, m_quantization->sensitivityAction(), this);
+  auto* view = new ViewMenu(
+      m_graph, m_findBar, {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock, m_quantization->dock()},
+      [this] { goToNode(); },
+      [this] { return m_program ? QFileInfo(m_program->request.path).completeBaseName() : QString(); }, statusBar(), this);
   connect(compare, &CompareMenu::reportExported, this,
           [this](const QString& path) { statusBar()->showMessage(tr("Report written to %1").arg(path)); });
   QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
@@ -218,8 +211,7 @@ void MainWindow::createMenus() {
   m_captures->addFileActions(fileMenu);
   fileMenu->addAction(m_repro->action());
   fileMenu->addSeparator();
-  fileMenu->addAction(tr("Export Graph as &SVG…"), this, [this] { exportGraph(QStringLiteral("svg")); });
-  fileMenu->addAction(tr("Export Graph as &PNG…"), this, [this] { exportGraph(QStringLiteral("png")); });
+  fileMenu->addActions({view->exportSvgAction(), view->exportPngAction()});
   fileMenu->addAction(compare->reportAction());
   fileMenu->addSeparator();
   QAction* preferences = fileMenu->addAction(tr("&Preferences › Python…"), this, &MainWindow::editPythonPreferences);
@@ -231,25 +223,7 @@ void MainWindow::createMenus() {
   quitAction->setShortcut(QKeySequence::Quit);
   quitAction->setMenuRole(QAction::QuitRole);
 
-  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-  QAction* find = viewMenu->addAction(tr("&Find Node…"), m_findBar, &FindBar::activate);
-  find->setShortcut(QKeySequence::Find);
-  QAction* goTo = viewMenu->addAction(tr("&Go to Node…"), this, &MainWindow::goToNode);
-  goTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
-  viewMenu->addSeparator();
-  viewMenu->addAction(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0), m_graph, &GraphPanel::fitToWindow);
-  viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, m_graph, &GraphPanel::zoomIn);
-  viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, m_graph, &GraphPanel::zoomOut);
-  viewMenu->addAction(tr("&Expand All Modules"), m_graph, &GraphPanel::expandAll);
-  viewMenu->addAction(tr("&Collapse All Modules"), m_graph, &GraphPanel::collapseAll);
-  // triggered(checked): the user's toggle, passed on as the checked state
-  QAction* showQuant = viewMenu->addAction(tr("Show &Q/DQ Nodes"), m_graph, &GraphPanel::setShowQuantizationNodes);
-  showQuant->setObjectName(QStringLiteral("showQuantizationNodesAction"));
-  showQuant->setCheckable(true);
-  showQuant->setToolTip(tr("Draw quantize/dequantize nodes as boxes instead of on the edges they sit on"));
-  viewMenu->addSeparator();
-  for (QDockWidget* dock : {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock, m_quantization->dock()})
-    viewMenu->addAction(dock->toggleViewAction());
+  menuBar()->addMenu(view);
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   runMenu->addActions(m_actions->runActions());
@@ -333,17 +307,6 @@ void MainWindow::editPythonPreferences() {
   savePythonHost(dialog.options());
   // the open program's session starts again with the Python named now
   if (m_program) open(m_program->request);
-}
-
-void MainWindow::exportGraph(const QString& format) {
-  if (!m_program) return;
-  const QString suggested = QFileInfo(m_program->request.path).completeBaseName() + QLatin1Char('.') + format;
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export Graph"), suggested, format == QStringLiteral("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
-  if (path.isEmpty()) return;
-  QString error;
-  const bool ok = format == QStringLiteral("svg") ? m_graph->exportSvg(path, &error) : m_graph->exportPng(path, &error);
-  statusBar()->showMessage(ok ? tr("Saved %1").arg(path) : tr("Could not save %1: %2").arg(path, error), 6000);
 }
 
 void MainWindow::goToNode() {
@@ -440,7 +403,7 @@ void MainWindow::onStopped(torchir::StopReason reason) {
       break;
     default:
       // Show what the step just did: its arguments, as the call received them.
-      m_selection->select(lastWorkBefore(*m_session, m_session->marks().current));
+      m_selection->select(m_session->lastWorkBefore(m_session->marks().current));
   }
 }
 

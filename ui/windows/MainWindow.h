@@ -94,7 +94,6 @@ class MainWindow : public QMainWindow {
   void chooseFileToOpen();
   void chooseWeightsFile();
   void editPythonPreferences();
-  void exportGraph(const QString& format);
   void goToNode();
   void showProgram(const torchir::ui::LoadedProgramPtr& program);
   /// The title, status bar, banner and recent files for the program shown; then programShown.
