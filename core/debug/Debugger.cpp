@@ -8,7 +8,6 @@
 #include "exec/AtenBackend.h"
 #include "formats/MappedFile.h"
 #include "program/LoadError.h"
-#include "program/OneLine.h"
 #include "quant/KeepInFloat.h"
 #include "quant/QuantComparison.h"
 #include "quant/Sensitivity.h"
@@ -144,8 +143,8 @@ DebugOutcome Debugger::compare(const ReferenceSpec& spec, CompareStop stop, RunO
   m_reference.reset();
   m_replayTo.reset();  // a comparison runs from the start
   m_pinned.clear();
+  restart();  // the run is made anew from its start, whether the reference can be made or not
   m_reference = makeReference(spec, m_target.program, m_target.path, m_target.constantsPath, m_inputs, *m_session);
-  restart();
   return runComparison(stop, observer);
 }
 
@@ -203,7 +202,7 @@ DebugOutcome Debugger::layerSensitivity(const std::function<bool(std::size_t, st
     o.reason = result->cancelled && !m_session->finished() ? StopReason::Cancelled : StopReason::Finished;
     if (!result->cancelled) m_reference->sensitivity = std::move(result);
   } catch (const std::exception& e) {
-    o = failedOutcome(DebugCommand::Compare, "no layer sensitivity: " + oneLine(e.what()));
+    o = failedOutcome(DebugCommand::Compare, "no layer sensitivity: " + std::string(e.what()));
   }
   o.comparison = comparison();
   return o;
@@ -301,13 +300,26 @@ ComparedAnswer Debugger::compared(NodeId node) const {
 }
 
 Debugger::ReproFiles Debugger::exportRepro(const ReproPart& part, const std::string& path, RunObserver* observer) {
-  SessionOptions options;
-  options.castWeightsToExport = m_target.castWeights;
-  auto session = atenBackend().createSession(program(), options);
-  const Diagnosis in = giveInputs(*session, m_inputs);
-  if (!in.ok()) throw std::runtime_error("its inputs: " + in.message);
-  for (const auto& [node, patches] : m_session->patches()) session->setPatches(node, patches);
-  ReproFiles out{extractRepro(*session, part, observer), {}};
+  // A run that has not started is cut from and put back at its start; one that has keeps its
+  // place, and the repro is cut from a run of its own with the same inputs and changes.
+  const bool fresh = !m_replayTo && !m_session->finished() && m_session->position() == 0;
+  std::unique_ptr<Session> own;
+  if (!fresh) {
+    SessionOptions options;
+    options.castWeightsToExport = m_target.castWeights;
+    own = atenBackend().createSession(program(), options);
+    const Diagnosis in = giveInputs(*own, m_inputs);
+    if (!in.ok()) throw std::runtime_error("its inputs: " + in.message);
+    for (const auto& [node, patches] : m_session->patches()) own->setPatches(node, patches);
+  }
+  Session& session = fresh ? *m_session : *own;
+  struct BackToStart {
+    Session* session;
+    ~BackToStart() {
+      if (session) session->reset();
+    }
+  } back{fresh ? m_session.get() : nullptr};
+  ReproFiles out{extractRepro(session, part, observer), {}};
   out.files = writeRepro(out.repro, path);
   return out;
 }

@@ -10,7 +10,8 @@
 
 namespace torchir {
 
-/// What the user asked for; nothing asked: the samples, else random numbers of seed 0.
+/// What the user asked for (a seed wins over a file); nothing asked: the samples, else random
+/// numbers of seed 0.
 struct InputsChoice {
   std::string file;                    // an inputs file (safetensors, torch.save), by input name
   std::optional<uint64_t> randomSeed;  // random numbers even where the archive has samples

@@ -11,6 +11,7 @@
 #include "compare/TensorMetrics.h"
 #include "graph/GraphPanel.h"
 #include "panels/SensitivityChart.h"
+#include "session/OneLine.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
 
@@ -88,14 +89,16 @@ void QuantizationTools::measureSensitivity() {
   // no records while it runs: each layer's run is a what-if beside the run (Stop cancels between layers)
   m_session->runCommand(
       [this](EngineJob& job, torchir::RunObserver* observer) {
-        return std::optional(job.debugger().layerSensitivity(
+        torchir::DebugOutcome outcome = job.debugger().layerSensitivity(
             [&](std::size_t done, std::size_t total) {
               job.reply(this, [this, done, total] {
                 m_status->showMessage(tr("Layer sensitivity: layer %1 of %2… (Stop cancels)").arg(done + 1).arg(total));
               });
               return !job.stopped();
             },
-            observer));
+            observer);
+        outcome.diagnosis.message = oneLine(QString::fromStdString(outcome.diagnosis.message)).toStdString();
+        return std::optional(std::move(outcome));
       },
       /*progress=*/false);
 }

@@ -46,12 +46,13 @@ void TensorDock::followSelection() {
     m_viewer->setUnavailable(tr("Reading %1 and the reference's…").arg(QString::fromStdString(node.name)));
     // the node's output in the run and in the reference, and their difference, copied on the engine thread
     m_session->ask([this, selected](EngineJob& job) {
-      const torchir::ComparedAnswer a = job.debugger().compared(selected);
+      const torchir::ComparedAnswer a =
+          job.hasDebugger() ? job.debugger().compared(selected) : torchir::ComparedAnswer{{}, {}, {}, "the node was not compared"};
       job.reply(this, [this, selected, a] {
         if (a.run) onComparedReady(selected, *a.run, *a.reference, *a.difference);
         else if (selected == m_requestedCompared) m_viewer->setUnavailable(oneLine(QString::fromStdString(a.why)));
       });
-    });
+    }, /*needsDebugger=*/false);
   } else if (m_session->record(selected) && !node.outputs.empty()) {
     m_requestedCompared = torchir::kNone;
     const torchir::Value& out = program->program.value(node.outputs.front());

@@ -95,6 +95,10 @@ bool EngineJob::stopped() const {
   return (m_commandId != 0 && c.cancelUpTo.load() >= m_commandId) || c.generation.load() != m_generation;
 }
 
+std::function<bool()> EngineJob::abandoned() const {
+  return [controls = m_worker.m_controls, generation = m_generation] { return controls->generation.load() != generation; };
+}
+
 EngineReportPtr EngineJob::report(std::optional<torchir::DebugOutcome> outcome) {
   auto r = std::make_shared<EngineReport>();
   r->progress = debugger().takeProgress();

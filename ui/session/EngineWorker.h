@@ -66,10 +66,14 @@ class EngineJob {
   torchir::RunObserver* observer(std::function<void(EngineReportPtr)> progress = {});
   /// Stop was asked for this job, or another program was opened.
   bool stopped() const;
+  /// Whether another program was opened since the job was posted, asked at any time from any
+  /// thread (it outlives the job).
+  std::function<bool()> abandoned() const;
   /// The records since the last report, and the job's end when `outcome` is given.
   EngineReportPtr report(std::optional<torchir::DebugOutcome> outcome = std::nullopt);
   /// Runs `onGui` on the GUI thread, unless the program changed by then; with `context`, unless
-  /// that object (the feature that asked) is gone by then too.
+  /// that object (the feature that asked) is gone by then too (Qt drops a call whose context was
+  /// deleted, so a reply never reaches a destroyed feature).
   void reply(std::function<void()> onGui) const;
   void reply(QObject* context, std::function<void()> onGui) const;
 

@@ -365,7 +365,7 @@ void SessionController::send(EngineCommand command, torchir::NodeId target, cons
     try {
       return debugger.compare(referenceSpec(compare), compare.stop, observer);
     } catch (const std::exception& e) {  // a LoadError of the other file too
-      return torchir::failedOutcome(command, "cannot compare: " + torchir::oneLine(e.what()));
+      return torchir::failedOutcome(command, "cannot compare: " + oneLine(QString::fromUtf8(e.what())).toStdString());
     }
   });
 }
@@ -380,7 +380,7 @@ void SessionController::runCommand(Command command, bool progress, bool clearsSt
   if (marksChange) Q_EMIT marksChanged();
 }
 
-void SessionController::ask(EngineJobFn job) { post(0, std::move(job)); }
+void SessionController::ask(EngineJobFn job, bool needsDebugger) { post(0, std::move(job), needsDebugger); }
 
 bool SessionController::clearStop() {
   // A stop condition that fired, or the diagnosis of it, belongs to the stop it explained.
@@ -437,7 +437,7 @@ void SessionController::startDebugger(EngineJob& job, const LoadedProgramPtr& lo
     backend.setPythonHost(effectivePythonHost());  // Preferences › Python, as they are now
     auto debugger = std::make_unique<torchir::Debugger>(debugTarget(loaded));
     // a Python worker's start (importing torch and the user's modules) ends when another program is opened
-    const QString description = QString::fromStdString(debugger->start([&job] { return job.stopped(); }));
+    const QString description = QString::fromStdString(debugger->start(job.abandoned()));
     job.setDebugger(std::move(debugger));
     torchir::DebugOutcome reset;
     reset.command = EngineCommand::Reset;

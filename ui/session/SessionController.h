@@ -135,7 +135,7 @@ class SessionController : public QObject {
   void runCommand(Command command, bool progress = true, bool clearsStop = true);
   /// A job beside the run (a tensor, a trial call): after any command in progress, on the engine
   /// thread; it answers with job.reply(context, ...). Skipped before the debugger has started.
-  void ask(EngineJobFn job);
+  void ask(EngineJobFn job, bool needsDebugger = true);
   /// A change of a node's call the engine took (problem empty) or refused, as a job tells it:
   /// marks, patchRefused; `continues`: the run goes on from it and its report ends the job.
   void takeCallChange(const torchir::CallChange& change, bool continues);

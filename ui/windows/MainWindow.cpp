@@ -195,7 +195,8 @@ void MainWindow::createMenus() {
   auto* view = new ViewMenu(
       m_graph, m_findBar, {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock, m_quantization->dock()},
       [this] { goToNode(); },
-      [this] { return m_program ? QFileInfo(m_program->request.path).completeBaseName() : QString(); }, statusBar(), this);
+      [this] { return m_program ? std::optional(QFileInfo(m_program->request.path).completeBaseName()) : std::nullopt; },
+      statusBar(), this);
   connect(compare, &CompareMenu::reportExported, this,
           [this](const QString& path) { statusBar()->showMessage(tr("Report written to %1").arg(path)); });
   QMenu* fileMenu = menuBar()->addMenu(tr("&File"));

@@ -12,7 +12,7 @@
 namespace torchir::ui {
 
 ViewMenu::ViewMenu(GraphPanel* graph, FindBar* find, const QList<QDockWidget*>& docks, std::function<void()> goToNode,
-                   std::function<QString()> baseName, QStatusBar* status, QWidget* parent)
+                   std::function<std::optional<QString>()> baseName, QStatusBar* status, QWidget* parent)
     : QMenu(tr("&View"), parent), m_graph(graph), m_baseName(std::move(baseName)), m_status(status) {
   addAction(tr("&Find Node…"), find, &FindBar::activate)->setShortcut(QKeySequence::Find);
   addAction(tr("&Go to Node…"), this, std::move(goToNode))->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
@@ -36,9 +36,9 @@ ViewMenu::ViewMenu(GraphPanel* graph, FindBar* find, const QList<QDockWidget*>& 
 }
 
 void ViewMenu::exportGraph(const QString& format) {
-  const QString base = m_baseName();
-  if (base.isEmpty()) return;
-  const QString path = QFileDialog::getSaveFileName(parentWidget(), tr("Export Graph"), base + QLatin1Char('.') + format,
+  const std::optional<QString> base = m_baseName();
+  if (!base) return;
+  const QString path = QFileDialog::getSaveFileName(parentWidget(), tr("Export Graph"), *base + QLatin1Char('.') + format,
                                                     format == QStringLiteral("svg") ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
   if (path.isEmpty()) return;
   QString error;

@@ -2,6 +2,7 @@
 #include <QList>
 #include <QMenu>
 #include <functional>
+#include <optional>
 
 class QDockWidget;
 class QStatusBar;
@@ -18,9 +19,9 @@ class ViewMenu : public QMenu {
 
  public:
   /// `goToNode`: View › Go to Node…; `baseName`: the open program's file name without its
-  /// extension, empty when none is open.
+  /// extension, nullopt when none is open.
   ViewMenu(GraphPanel* graph, FindBar* find, const QList<QDockWidget*>& docks, std::function<void()> goToNode,
-           std::function<QString()> baseName, QStatusBar* status, QWidget* parent);
+           std::function<std::optional<QString>()> baseName, QStatusBar* status, QWidget* parent);
   QAction* exportSvgAction() const { return m_exportSvg; }
   QAction* exportPngAction() const { return m_exportPng; }
 
@@ -28,7 +29,7 @@ class ViewMenu : public QMenu {
   void exportGraph(const QString& format);
 
   GraphPanel* m_graph;
-  std::function<QString()> m_baseName;
+  std::function<std::optional<QString>()> m_baseName;
   QStatusBar* m_status;
   QAction* m_exportSvg = nullptr;
   QAction* m_exportPng = nullptr;
