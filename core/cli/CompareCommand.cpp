@@ -103,15 +103,15 @@ int compareCommand(const Args& args) {
   s.a = &loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
   if (args.positional.size() > 1) {
     s.b = &loadForCommand(args.positional[1], {args.option("--weights-b"), args.option("--constants")});
-    s.reference = args.positional[1];
+    spec.name = args.positional[1];
     spec.kind = ReferenceSpec::Kind::File;
   } else if (args.flag("--weights-b")) {
     s.b = &loadForCommand(args.positional.front(), {args.option("--weights-b"), args.option("--constants")});
-    s.reference = "weights " + args.option("--weights-b");
+    spec.name = "weights " + args.option("--weights-b");
     spec.kind = ReferenceSpec::Kind::Weights;
   } else {
     s.b = s.a;
-    if (args.flag("--inputs-b")) s.reference = "inputs " + args.option("--inputs-b");
+    if (args.flag("--inputs-b")) spec.name = "inputs " + args.option("--inputs-b");
   }
   // The same program, weights and inputs: the reference is its float64 shadow.
   if (against.empty() && s.b == s.a && !args.flag("--inputs-b")) spec.floatingAs = DType::Float64;
@@ -127,9 +127,6 @@ int compareCommand(const Args& args) {
       spec.floatingAs = *d;
     }
   }
-  if (spec.floatingAs != DType::Unknown)
-    s.reference += (s.reference.empty() ? "" : " at ") + std::string(dtypeName(spec.floatingAs));
-  if (spec.device != "cpu") s.reference += (s.reference.empty() ? "" : " on ") + spec.device;
 
   if (const std::string problem = atenBackend().deviceProblem(spec.device); !problem.empty()) {
     std::cerr << "error: cannot compare against " << spec.device << ": " << problem << "; nothing compared\n";
@@ -171,7 +168,6 @@ int compareCommand(const Args& args) {
   spec.castWeights = cast;
   if (args.flag("--inputs-b")) spec.inputs = InputsChoice{args.option("--inputs-b"), std::nullopt};
   spec.requireTwins = true;
-  spec.description = s.reference;
   DebugOutcome outcome;
   try {
     outcome = debugger.compare(spec, CompareStop::None, nullptr);
@@ -182,7 +178,8 @@ int compareCommand(const Args& args) {
     return kBadInput;
   }
   const PairedRun& run = *debugger.pairedRun();
-  const std::optional<double> outputSqnr = debugger.comparison()->outputSqnrDb;
+  s.reference = outcome.comparison->reference;  // the record the comparison made
+  const std::optional<double> outputSqnr = outcome.comparison->outputSqnrDb;
   std::shared_ptr<const SensitivityResult> ranked;
   if (sensitivity && outputSqnr) {  // both runs ended: the float run's outputs are there
     const DebugOutcome measured = debugger.layerSensitivity(
@@ -195,7 +192,7 @@ int compareCommand(const Args& args) {
       std::cerr << "error: " << s.a->source.path << ": " << measured.diagnosis.message << "\n";
       return kBadInput;
     }
-    ranked = debugger.comparison()->sensitivity;
+    ranked = measured.comparison->sensitivity;
   }
 
   // The worst nodes: the largest max relative difference first (a shape mismatch, worst of all).

@@ -23,8 +23,8 @@ std::shared_ptr<const Program> referenceProgram(const ReferenceSpec& spec, const
 }
 
 std::string describe(const ReferenceSpec& spec) {
-  if (!spec.description.empty()) return spec.description;
-  std::string d = spec.kind == ReferenceSpec::Kind::File      ? fileName(spec.path)
+  std::string d = !spec.name.empty()                         ? spec.name
+                  : spec.kind == ReferenceSpec::Kind::File    ? fileName(spec.path)
                   : spec.kind == ReferenceSpec::Kind::Weights ? "weights " + fileName(spec.path)
                                                               : std::string();
   if (spec.floatingAs != DType::Unknown) d += (d.empty() ? "" : " at ") + std::string(dtypeName(spec.floatingAs));

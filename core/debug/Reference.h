@@ -21,7 +21,9 @@ struct ReferenceSpec {
   std::optional<InputsChoice> inputs;       // its own; none: the run's
   CompareOptions options;
   bool requireTwins = false;                // refuse two programs that are not exports of one model
-  std::string description;                  // how reports name it; empty: made from the above
+  /// What the reference is, in words ("other.pt2", "weights w.safetensors"); empty: its file's
+  /// name. Reports name it so, with its dtype and device after ("... at float64 on cuda").
+  std::string name;
 };
 
 /// A reference run, paired with the run it is compared with.
