@@ -4,6 +4,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <cmath>
 
 #include "Fixtures.h"
@@ -11,6 +12,7 @@
 #include "program/FxTable.h"
 #include "formats/ProgramLoader.h"
 #include "session/AsyncProgramLoader.h"
+#include "session/RunFiles.h"
 #include "session/SessionController.h"
 
 using torchir::StopReason;
@@ -89,6 +91,15 @@ LoadedProgramPtr openThroughLoader(const QString& path, QString* problem = nullp
 }
 
 /// The value's tensor as the controller's engine answers, or nullopt with why not.
+// File › Save Capture as the studio makes it: the problem it ended with (empty: written), or
+// "never ended".
+QString saveCaptureOf(SessionController& c, const QString& path, bool embedProgram = false) {
+  std::optional<QString> problem;
+  torchir::ui::saveCapture(c, path, embedProgram, &c, [&](const QString& said) { problem = said; });
+  if (!QTest::qWaitFor([&] { return problem.has_value(); }, kTimeoutMs)) return QStringLiteral("never ended");
+  return *problem;
+}
+
 std::optional<torchir::TensorData> tensorOf(SessionController& c, torchir::ValueId v, QString* why = nullptr) {
   QSignalSpy ready(&c, &SessionController::tensorReady);
   QSignalSpy unavailable(&c, &SessionController::tensorUnavailable);
@@ -137,10 +148,7 @@ class TestSessionController : public QObject {
     c.toggleBreakpoint(nodeId(c, "linear_1"));
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("mlp.capture"));
-    QSignalSpy saved(&c, &SessionController::captureSaved);
-    c.saveCapture(path);
-    QVERIFY(saved.wait(kTimeoutMs));
-    QCOMPARE(saved.first().at(1).toString(), QString());
+    QCOMPARE(saveCaptureOf(c, path), QString());
 
     const torchir::Capture capture = torchir::readCapture(path.toStdString());
     QCOMPARE(capture.next, std::string("linear_1"));
@@ -176,23 +184,24 @@ class TestSessionController : public QObject {
     QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);  // linear, relu
     const torchir::NodeId linear = nodeId(c, "linear"), relu = nodeId(c, "relu"), linear1 = nodeId(c, "linear_1");
     c.toggleBreakpoint(linear1);
-    QVERIFY(c.toggleBookmark(relu));
-    c.setNote(linear, QStringLiteral("look here"));
-    c.togglePin(outputOf(c, "relu"));
+    QVERIFY(c.annotations().toggleBookmark(relu));
+    c.annotations().setNote(linear, QStringLiteral("look here"));
+    c.annotations().togglePin(outputOf(c, "relu"));
     const auto reluValue = tensorOf(c, outputOf(c, "relu"));
     QVERIFY(reluValue);
-    QSignalSpy saved(&c, &SessionController::captureSaved);
     const QString path = dir.filePath(QStringLiteral("mlp.capture"));
     const QString embedded = dir.filePath(QStringLiteral("mlp-embedded.capture"));
-    c.saveCapture(path);
+    std::optional<QString> saved;
+    torchir::ui::saveCapture(c, path, false, &c, [&](const QString& problem) {
+      QCOMPARE(c.state(), RunState::Paused);  // the run is its own again when the feature hears
+      saved = problem;
+    });
     QCOMPARE(c.state(), RunState::Saving);  // a job of the engine thread, in the state machine
     QVERIFY(!c.canStep() && !c.canStop());  // and one that Stop cannot cut short
-    QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(saved.has_value(), kTimeoutMs);
+    QCOMPARE(*saved, QString());
     QCOMPARE(c.state(), RunState::Paused);
-    c.saveCapture(embedded, /*embedProgram=*/true);
-    QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 2, kTimeoutMs);
-    QCOMPARE(saved.at(0).at(1).toString(), QString());
-    QCOMPARE(saved.at(1).at(1).toString(), QString());
+    QCOMPARE(saveCaptureOf(c, embedded, /*embedProgram=*/true), QString());
     QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Finished);  // past the breakpoint: it starts there
 
     // reopened: as it was, nothing run
@@ -207,8 +216,8 @@ class TestSessionController : public QObject {
     QCOMPARE(r.marks().current, linear1);
     QCOMPARE(r.marks().breakpoints, std::set<torchir::NodeId>{linear1});
     QCOMPARE(r.marks().bookmark(relu), 1);
-    QCOMPARE(r.bookmarkedNode(1), relu);
-    QCOMPARE(r.note(linear), QStringLiteral("look here"));
+    QCOMPARE(r.annotations().bookmarkedNode(1), relu);
+    QCOMPARE(r.annotations().note(linear), QStringLiteral("look here"));
     QVERIFY(r.marks().hasNote(linear));
     for (torchir::NodeId n : {linear, relu}) {
       QVERIFY(r.marks().status(n) == torchir::ui::NodeStatus::Executed);
@@ -270,10 +279,7 @@ class TestSessionController : public QObject {
     QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::StopCondition);
     QCOMPARE(c.state(), RunState::Finished);
     const QString path = dir.filePath(QStringLiteral("nan.capture"));
-    QSignalSpy saved(&c, &SessionController::captureSaved);
-    c.saveCapture(path);
-    QVERIFY(saved.wait(kTimeoutMs));
-    QCOMPARE(saved.first().at(1).toString(), QString());
+    QCOMPARE(saveCaptureOf(c, path), QString());
 
     SessionController r;
     r.setStopConditions(stops);
@@ -312,11 +318,8 @@ class TestSessionController : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(c.comparison() && c.state() != RunState::Running, kTimeoutMs);
     const auto live = c.comparison();
     QVERIFY(!live->nodes.empty());
-    QSignalSpy saved(&c, &SessionController::captureSaved);
     const QString path = dir.filePath(QStringLiteral("compared.capture"));
-    c.saveCapture(path);
-    QVERIFY(saved.wait(kTimeoutMs));
-    QCOMPARE(saved.first().at(1).toString(), QString());
+    QCOMPARE(saveCaptureOf(c, path), QString());
 
     SessionController r;
     QSignalSpy restored(&r, &SessionController::comparisonChanged);
@@ -410,6 +413,45 @@ class TestSessionController : public QObject {
 
     c.toggleBreakpoint(relu);
     QVERIFY(!c.marks().hasBreakpoint(relu));
+  }
+
+  // The node a stop shows comes with the stop: a step's own node, with its output's tensor in the
+  // report, so the tensor dock's ask for it is answered while the engine thread is busy with
+  // something else; a failure shows its node, a breakpoint the node it stopped before.
+  void aStopBringsWhatItShows() {
+    SessionController c;
+    QVERIFY(startOn(c, loadFixture("mlp")));
+    const torchir::NodeId linear = nodeId(c, "linear"), relu = nodeId(c, "relu");
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(c.shownNode(), linear);
+    QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
+    QCOMPARE(c.shownNode(), relu);
+
+    std::atomic<bool> busy{true}, release{false};
+    c.ask([&](torchir::ui::EngineJob&) {  // holds the engine thread until the answer came
+      while (!release) QThread::msleep(1);
+      busy = false;
+    });
+    const auto shown = tensorOf(c, outputOf(c, "relu"));
+    const bool answeredWhileBusy = busy;
+    release = true;
+    QTRY_VERIFY_WITH_TIMEOUT(!busy, kTimeoutMs);
+    QVERIFY(answeredWhileBusy);
+    QVERIFY(shown);
+    const auto asked = tensorOf(c, outputOf(c, "linear"));  // not what the stop showed: asked of the engine
+    QVERIFY(asked && asked->contiguousBytes() != shown->contiguousBytes());
+    QCOMPARE(runCommand(c, [&] { c.stepBack(); }), StopReason::Stepped);
+    QString why;
+    QVERIFY(!tensorOf(c, outputOf(c, "relu"), &why));  // the report's tensor went with the step it showed
+    QVERIFY2(why.contains(QStringLiteral("not been computed")), qPrintable(why));
+
+    c.toggleBreakpoint(nodeId(c, "linear_1"));
+    QCOMPARE(runCommand(c, [&] { c.continueRun(); }), StopReason::Breakpoint);
+    QCOMPARE(c.shownNode(), nodeId(c, "linear_1"));
+    SessionController f;
+    QVERIFY(startOn(f, loadFixture("half_before_linear")));
+    QCOMPARE(runCommand(f, [&] { f.continueRun(); }), StopReason::Failed);
+    QCOMPARE(f.shownNode(), nodeId(f, "linear"));
   }
 
   void failureKeepsDiagnosisUntilReset() {

@@ -41,6 +41,7 @@
 #include "formats/Safetensors.h"
 #include "session/AppIdentity.h"
 #include "session/PythonSettings.h"
+#include "session/RunFiles.h"
 #include "session/SessionController.h"
 #include "windows/CompareMenu.h"
 #include "windows/MainWindow.h"
@@ -507,13 +508,13 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(window.selectedNode(), first);
     QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
     QCOMPARE(window.selectedNode(), second);
-    window.session()->setNote(first, QStringLiteral("the first conv"));
+    window.session()->annotations().setNote(first, QStringLiteral("the first conv"));
 
-    QSignalSpy saved(window.session(), &torchir::ui::SessionController::captureSaved);
+    std::optional<QString> saved;
     const QString capture = dir.filePath(QStringLiteral("residual.capture"));
-    window.session()->saveCapture(capture);
-    QVERIFY(saved.wait(kTimeoutMs));
-    QCOMPARE(saved.first().at(1).toString(), QString());
+    torchir::ui::saveCapture(*window.session(), capture, false, &window, [&](const QString& problem) { saved = problem; });
+    QTRY_VERIFY_WITH_TIMEOUT(saved.has_value(), kTimeoutMs);
+    QCOMPARE(*saved, QString());
     const torchir::NodeId next = window.session()->marks().current;
     QStringList before;
     for (int r = 0; r < fx->rowCount(); ++r) before << fx->index(r, status).data().toString();
@@ -547,21 +548,30 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(window.currentPath(), shownBefore);
 
     // a repro of a module, from the studio
-    QSignalSpy exported(window.session(), &torchir::ui::SessionController::reproExported);
+    struct Exported {
+      QStringList files;
+      QString problem;
+    };
+    std::optional<Exported> exported;
+    const auto exportRepro = [&](const torchir::ReproPart& part, const QString& path) {
+      exported.reset();
+      torchir::ui::exportRepro(*window.session(), part, path, &window,
+                               [&](const QString&, const QStringList& files, const QString& problem) {
+                                 exported = Exported{files, problem};
+                               });
+      return QTest::qWaitFor([&] { return exported.has_value(); }, kTimeoutMs);
+    };
     const QString repro = dir.filePath(QStringLiteral("block1.pt2"));
-    window.session()->exportRepro({torchir::ReproPart::Module, "block1"}, repro);
-    QVERIFY(exported.wait(kTimeoutMs));
-    QCOMPARE(exported.first().at(2).toString(), QString());
-    QCOMPARE(exported.first().at(1).toStringList().size(), 3);
+    QVERIFY(exportRepro({torchir::ReproPart::Module, "block1"}, repro));
+    QCOMPARE(exported->problem, QString());
+    QCOMPARE(exported->files.size(), 3);
     QVERIFY(QFileInfo::exists(repro) && QFileInfo::exists(dir.filePath(QStringLiteral("block1.py"))));
     QCOMPARE(window.session()->state(), RunState::Finished);  // the run is as it was
 
     // a node's repro holds the output the studio shows for it, bit for bit
-    exported.clear();
     const QString nodeRepro = dir.filePath(QStringLiteral("relu_1.pt2"));
-    window.session()->exportRepro({torchir::ReproPart::Node, "relu_1"}, nodeRepro);
-    QVERIFY(exported.wait(kTimeoutMs));
-    QCOMPARE(exported.first().at(2).toString(), QString());
+    QVERIFY(exportRepro({torchir::ReproPart::Node, "relu_1"}, nodeRepro));
+    QCOMPARE(exported->problem, QString());
     QSignalSpy shown(window.session(), &torchir::ui::SessionController::tensorReady);
     const torchir::Program& shownProgram = window.program()->program;  // the capture's load of it
     window.session()->requestTensor(shownProgram.node(*shownProgram.findNode("relu_1")).outputs.front());

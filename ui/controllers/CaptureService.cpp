@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QStatusBar>
 
+#include "session/RunFiles.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
 
@@ -53,10 +54,6 @@ CaptureService::CaptureService(SessionController* session, Selection* selection,
   m_markMenu->addAction(m_pin);
 
   connect(selection, &Selection::changed, this, &CaptureService::showNoteOf);
-  connect(session, &SessionController::captureSaved, this, [this](const QString& path, const QString& problem) {
-    m_status->showMessage(
-        problem.isEmpty() ? tr("Capture saved to %1").arg(path) : tr("Capture not saved: %1").arg(problem), kMessageMs);
-  });
 }
 
 void CaptureService::addFileActions(QMenu* file) {
@@ -70,20 +67,24 @@ void CaptureService::saveCapture(bool embedProgram) {
   const QString suggested = QFileInfo(program->request.path).completeBaseName() + QStringLiteral(".capture");
   const QString path =
       QFileDialog::getSaveFileName(m_window, tr("Save Capture"), suggested, tr("Captures (*.capture)"));
-  if (!path.isEmpty()) m_session->saveCapture(path, embedProgram);
+  if (path.isEmpty()) return;
+  torchir::ui::saveCapture(*m_session, path, embedProgram, this, [this, path](const QString& problem) {
+    m_status->showMessage(
+        problem.isEmpty() ? tr("Capture saved to %1").arg(path) : tr("Capture not saved: %1").arg(problem), kMessageMs);
+  });
 }
 
 void CaptureService::toggleBookmark() {
   const torchir::NodeId node = m_selection->node();
   if (node == torchir::kNone) return;
-  if (!m_session->toggleBookmark(node))
+  if (!m_session->annotations().toggleBookmark(node))
     m_status->showMessage(tr("All nine bookmarks are taken: remove one first (Ctrl+B on its node)"), kMessageMs);
   else if (const int slot = m_session->marks().bookmark(node))
     m_status->showMessage(tr("Bookmark %1 (Ctrl+%1)").arg(slot), kMessageMs);
 }
 
 void CaptureService::goToBookmark(int slot) {
-  const torchir::NodeId node = m_session->bookmarkedNode(slot);
+  const torchir::NodeId node = m_session->annotations().bookmarkedNode(slot);
   if (node == torchir::kNone)
     m_status->showMessage(tr("No node in bookmark %1 (Ctrl+B sets one)").arg(slot), kMessageMs);
   else
@@ -98,8 +99,8 @@ void CaptureService::editNote() {
   const QString text = QInputDialog::getMultiLineText(
       m_window, tr("Note"),
       tr("Note on %1 (empty removes it):").arg(QString::fromStdString(program->program.node(node).name)),
-      m_session->note(node), &ok);
-  if (ok) m_session->setNote(node, text);
+      m_session->annotations().note(node), &ok);
+  if (ok) m_session->annotations().setNote(node, text);
 }
 
 void CaptureService::togglePin() {
@@ -109,8 +110,8 @@ void CaptureService::togglePin() {
   int pinned = 0;
   for (torchir::ValueId v : program->program.node(node).outputs) {
     if (program->program.value(v).kind != torchir::ValueKind::Tensor) continue;
-    m_session->togglePin(v);
-    pinned += m_session->pinned().count(v) ? 1 : 0;
+    m_session->annotations().togglePin(v);
+    pinned += m_session->annotations().pinned().count(v) ? 1 : 0;
   }
   m_status->showMessage(pinned ? tr("Its outputs go into captures") : tr("Its outputs are no longer pinned"),
                         kMessageMs);
@@ -118,7 +119,7 @@ void CaptureService::togglePin() {
 
 void CaptureService::showNoteOf(torchir::NodeId node) {
   if (node == torchir::kNone) return;
-  if (const QString note = m_session->note(node); !note.isEmpty()) m_status->showMessage(tr("Note: %1").arg(note));
+  if (const QString note = m_session->annotations().note(node); !note.isEmpty()) m_status->showMessage(tr("Note: %1").arg(note));
 }
 
 }  // namespace torchir::ui

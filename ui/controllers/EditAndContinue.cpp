@@ -8,6 +8,7 @@
 
 #include "compare/TensorMetrics.h"
 #include "controllers/EditCallDialog.h"
+#include "session/CallChanges.h"
 #include "controllers/TensorDock.h"
 #include "panels/DiagnosisPanel.h"
 #include "session/SessionController.h"
@@ -98,8 +99,8 @@ void EditAndContinue::applyChanges(torchir::NodeId node, const std::vector<torch
                                    bool andContinue) {
   const auto& all = m_session->patches();
   const auto had = all.find(node);
-  m_session->applyPatches(
-      node, torchir::withChanges(had == all.end() ? std::vector<torchir::ArgumentPatch>{} : had->second, changes), andContinue);
+  changeCall(
+      *m_session, node, torchir::withChanges(had == all.end() ? std::vector<torchir::ArgumentPatch>{} : had->second, changes), andContinue);
 }
 
 void EditAndContinue::showTrial(torchir::NodeId node, const torchir::PatchTrial& trial) {

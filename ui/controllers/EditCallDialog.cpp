@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "panels/ShapeText.h"
+#include "session/CallChanges.h"
 #include "session/OneLine.h"
 #include "session/SessionController.h"
 
@@ -94,18 +95,27 @@ EditCallDialog::EditCallDialog(SessionController* session, torchir::NodeId node,
   connect(m_apply, &QPushButton::clicked, this, [this] { readFilesThen(&EditCallDialog::sendChanges); });
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-  connect(session, &SessionController::patchTried, this, [this](torchir::NodeId n, const torchir::PatchTrial& trial) {
-    if (n != m_node) return;
-    if (!m_argumentsShown) showArguments(trial.arguments);
-    showTrial(trial);
-  });
   connect(session, &SessionController::patchRefused, this, [this](torchir::NodeId n, const QString& why) {
     if (n == m_node) m_result->setText(tr("Not applied: %1").arg(why));
   });
   // The call's arguments as the engine rebuilds them, with the changes already made to it.
   if (const auto it = session->patches().find(node); it != session->patches().end()) m_had = it->second;
-  session->tryPatches(node, m_had);
+  tryPatches(m_had);
   resize(760, 420);
+}
+
+void EditCallDialog::tryPatches(const std::vector<torchir::ArgumentPatch>& patches) {
+  if (!m_session->canEditCall()) return;
+  // beside the run, not a command (Stop does not cancel it); a capture's run is made again first
+  m_session->ask([this, node = m_node, patches, show = m_session->progressToGui()](EngineJob& job) {
+    const bool replays = job.debugger().replayPending();
+    const torchir::PatchTrial trial = job.debugger().tryPatches(node, patches, job.observer(show));
+    if (replays) job.reply([show, report = job.report()] { show(report); });
+    job.reply(this, [this, trial] {
+      if (!m_argumentsShown) showArguments(trial.arguments);
+      showTrial(trial);
+    });
+  });
 }
 
 void EditCallDialog::showArguments(const std::vector<torchir::ArgumentRecord>& arguments) {
@@ -279,7 +289,7 @@ void EditCallDialog::readFilesThen(void (EditCallDialog::*then)()) {
 
 void EditCallDialog::sendTrial() {
   try {
-    m_session->tryPatches(m_node, patches());
+    tryPatches(patches());
     m_result->setText(tr("Trying…"));
   } catch (const std::exception& e) {
     m_result->setText(oneLine(QString::fromStdString(e.what())));
@@ -289,7 +299,7 @@ void EditCallDialog::sendTrial() {
 void EditCallDialog::sendChanges() {
   try {
     // the whole list: the node's changes are what it says, the earlier ones it keeps included
-    m_session->applyPatches(m_node, patches(), true);
+    changeCall(*m_session, m_node, patches(), true);
     accept();
   } catch (const std::exception& e) {
     m_result->setText(oneLine(QString::fromStdString(e.what())));

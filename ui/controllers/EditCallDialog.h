@@ -51,6 +51,8 @@ class EditCallDialog : public QDialog {
     QString shownText;
   };
 
+  /// The node's call with and without `patches`, tried on the engine thread; shown when it comes.
+  void tryPatches(const std::vector<torchir::ArgumentPatch>& patches);
   void showArguments(const std::vector<torchir::ArgumentRecord>& arguments);
   void addTensorRow(int row, const torchir::ArgumentRecord& argument, Row& state);
   void addNumberRow(int row, const torchir::ArgumentRecord& argument, Row& state);

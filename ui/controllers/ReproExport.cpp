@@ -5,6 +5,7 @@
 #include <QInputDialog>
 #include <QStatusBar>
 
+#include "session/RunFiles.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
 
@@ -19,12 +20,6 @@ ReproExport::ReproExport(SessionController* session, Selection* selection, QStat
       tr("The selected node or one of its modules as a .pt2 that torch.export.load runs, with the inputs it got"));
   connect(m_action, &QAction::triggered, this, &ReproExport::exportRepro);
   window->addAction(m_action);  // its shortcut works wherever the focus is
-  connect(session, &SessionController::reproExported, this,
-          [this](const QString& description, const QStringList& files, const QString& problem) {
-            m_status->showMessage(problem.isEmpty()
-                                      ? tr("Repro of %1: %2").arg(description, files.join(QStringLiteral(", ")))
-                                      : tr("No repro of %1: %2").arg(description, problem));
-          });
 }
 
 void ReproExport::exportRepro() {
@@ -53,7 +48,12 @@ void ReproExport::exportRepro() {
       QFileDialog::getSaveFileName(m_window, tr("Export Repro"), suggested, tr("Exported programs (*.pt2)"));
   if (path.isEmpty()) return;
   m_status->showMessage(tr("Cutting out %1…").arg(chosen), 6000);
-  m_session->exportRepro(part, path.endsWith(QStringLiteral(".pt2")) ? path : path + QStringLiteral(".pt2"));
+  torchir::ui::exportRepro(*m_session, part, path.endsWith(QStringLiteral(".pt2")) ? path : path + QStringLiteral(".pt2"),
+                          this, [this](const QString& description, const QStringList& files, const QString& problem) {
+                            m_status->showMessage(problem.isEmpty()
+                                                      ? tr("Repro of %1: %2").arg(description, files.join(QStringLiteral(", ")))
+                                                      : tr("No repro of %1: %2").arg(description, problem));
+                          });
 }
 
 }  // namespace torchir::ui

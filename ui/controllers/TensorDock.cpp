@@ -16,6 +16,8 @@ TensorDock::TensorDock(SessionController* session, Selection* selection, Argumen
     : QObject(parent), m_session(session), m_selection(selection), m_viewer(viewer), m_dock(dock) {
   connect(arguments, &ArgumentsPanel::tensorRequested, this, &TensorDock::requestValue);
   connect(selection, &Selection::changed, this, &TensorDock::followSelection);
+  // a stop's report brings what the dock will show, while the dock is on screen to show it
+  connect(dock, &QDockWidget::visibilityChanged, session, &SessionController::carryShownTensor);
   connect(session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);
   connect(session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
     if (value == m_requestedTensor) m_viewer->setUnavailable(why);

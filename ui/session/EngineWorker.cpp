@@ -1,6 +1,10 @@
 #include "session/EngineWorker.h"
 
+#include "exec/ThreadPriority.h"
+#include "session/RunState.h"
+
 #include <chrono>
+#include <limits>
 #include <utility>
 
 namespace torchir::ui {
@@ -134,6 +138,33 @@ void EngineWorker::runJob(quint64 generation, quint64 commandId, const EngineJob
   if (generation != m_controls->generation.load() || (needsDebugger && !m_debugger)) return;
   EngineJob context(*this, generation, commandId);
   job(context);
+}
+
+EngineQueue::EngineQueue(QObject* gui) {
+  // Engine results cross threads through queued connections, which copy arguments by metatype.
+  qRegisterMetaType<torchir::ui::EngineReportPtr>();
+  qRegisterMetaType<torchir::ui::RunState>();
+  qRegisterMetaType<torchir::Diagnosis>();
+  qRegisterMetaType<torchir::TensorData>();
+  qRegisterMetaType<torchir::StopReason>();
+  qRegisterMetaType<std::vector<torchir::Problem>>();
+  qRegisterMetaType<torchir::PatchTrial>();
+  qRegisterMetaType<std::vector<torchir::ArgumentPatch>>();
+  m_worker = new EngineWorker(m_controls, gui);
+  m_worker->moveToThread(&m_thread);
+  QObject::connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  // the run and its reference (and the threads they start) give way to the window
+  QObject::connect(&m_thread, &QThread::started, m_worker, [] { torchir::lowerThisThreadPriority(); });
+  m_thread.setObjectName(QStringLiteral("torchir-engine"));
+  m_thread.start();
+}
+
+EngineQueue::~EngineQueue() {
+  // A new generation stops a run between two nodes; queued work not yet started is skipped.
+  m_controls->generation = std::numeric_limits<quint64>::max();
+  m_controls->cancelUpTo = std::numeric_limits<quint64>::max();
+  m_thread.quit();
+  m_thread.wait();
 }
 
 }  // namespace torchir::ui

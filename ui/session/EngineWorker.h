@@ -4,6 +4,7 @@
 // with functions that run on the GUI thread, unless the program changed in between. Every feature
 // is a job: none needs a method here, a signal, or a relay of its own.
 #include <QObject>
+#include <QThread>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -24,6 +25,9 @@ struct EngineControls {
   /// Jobs with a command id up to this one stop between two nodes (Stop). An id rather than a
   /// flag, so a stop that arrives after its job ended cannot cancel the next one.
   std::atomic<quint64> cancelUpTo{0};
+  /// A command's report carries the output of the node its stop shows (the tensor dock, on
+  /// screen, shows it at once).
+  std::atomic<bool> carryShownTensor{true};
 
   void setBreakpoints(std::set<torchir::NodeId> nodes);
   /// The breakpoints, if they changed since `version`, which is then updated.
@@ -43,6 +47,10 @@ struct EngineReport {
   torchir::DebugProgress progress;
   bool ended = false;  // else: a report while the job runs
   torchir::DebugOutcome outcome;
+  /// Once ended: the first output of the node the stop shows, when it is a tensor the engine holds,
+  /// so the views need not ask for it again.
+  torchir::ValueId shownValue = torchir::kNone;
+  std::optional<torchir::TensorData> shownTensor;
 };
 /// Not const: its one receiver moves the records out rather than copying 70k shared pointers.
 using EngineReportPtr = std::shared_ptr<EngineReport>;
@@ -111,6 +119,28 @@ class EngineWorker : public QObject {
   QObject* m_gui;
   std::unique_ptr<torchir::Debugger> m_debugger;
   quint64 m_breakpointsVersion = 0;
+};
+
+/// The engine thread and its worker, made with the studio's run and joined with it; the controls
+/// the GUI shares with it.
+class EngineQueue {
+ public:
+  /// `gui`: where replies run.
+  explicit EngineQueue(QObject* gui);
+  /// Cancels every job and joins the thread. A node already running is allowed to finish:
+  /// libtorch cannot be interrupted inside an op.
+  ~EngineQueue();
+
+  EngineControls& controls() { return *m_controls; }
+  /// EngineWorker::post.
+  void post(quint64 generation, quint64 commandId, EngineJobFn job, bool needsDebugger = true) {
+    m_worker->post(generation, commandId, std::move(job), needsDebugger);
+  }
+
+ private:
+  std::shared_ptr<EngineControls> m_controls = std::make_shared<EngineControls>();
+  QThread m_thread;
+  EngineWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
 };
 
 }  // namespace torchir::ui

@@ -11,23 +11,16 @@
 #include <set>
 #include <vector>
 
+#include "session/Annotations.h"
 #include "session/CaptureMapping.h"
 #include "session/EngineWorker.h"
 #include "session/ExecMetaTypes.h"
 #include "session/ExecutionMarks.h"
 #include "session/LoadedProgram.h"
+#include "session/RunRecords.h"
+#include "session/RunState.h"
 
 namespace torchir::ui {
-
-/// Where a run stands; every job on the engine thread has one. Starting: the engine thread is
-/// creating the session; StartFailed: it could not (sessionFailed says why). Running: a command is
-/// on the engine thread (a step, a continue, a run-to, a reset, a comparison with the reference it
-/// loads, a change to a call and what runs after it); Exporting: a repro's own run; both stop at
-/// stop(). Saving: a capture is written (a CRC of the whole program), which cannot be stopped. Only
-/// stop(), breakpoints and tensor requests are taken in those three. Ready, Paused, Finished and
-/// Failed follow from the run's marks (restingState).
-enum class RunState { Empty, Starting, StartFailed, Ready, Running, Exporting, Saving, Paused, Finished, Failed };
-QString runStateName(RunState state);
 
 /// The GUI side of one run of the program: a state machine over an engine Session that lives on a
 /// thread of its own. Every command returns at once; its outcome arrives by signal, with copies of
@@ -50,12 +43,14 @@ class SessionController : public QObject {
   torchir::ui::LoadedProgramPtr program() const { return m_program; }
   const ExecutionMarks& marks() const { return m_marks; }  // current = session position (kNone when finished)
   /// The GUI-side copy of the node's record; nullptr if it has not run since the last reset.
-  const torchir::NodeRecord* record(torchir::NodeId node) const;
+  const torchir::NodeRecord* record(torchir::NodeId node) const { return m_records.record(node); }
+  /// The same, shared: records are never changed once made, so a view may keep them.
+  std::shared_ptr<const torchir::NodeRecord> sharedRecord(torchir::NodeId node) const { return m_records.shared(node); }
   /// The node that did work last before `position` (kNone: the end), what a step just did: not the
   /// placeholders, getitems and output a step passes on the way; kNone when none did.
-  torchir::NodeId lastWorkBefore(torchir::NodeId position) const;
-  /// The same, shared: records are never changed once made, so a view may keep them.
-  std::shared_ptr<const torchir::NodeRecord> sharedRecord(torchir::NodeId node) const;
+  torchir::NodeId lastWorkBefore(torchir::NodeId position) const { return m_records.lastWorkBefore(position, m_marks); }
+  /// The node the last stop shows (nodeAStopShows): where it failed, its breakpoint, what it did.
+  torchir::NodeId shownNode() const { return m_shownNode; }
   /// Of the last Failed or StopCondition stop (or of inputs the engine refused), else empty.
   const torchir::Diagnosis& diagnosis() const { return m_diagnosis; }
   /// What would stop a run of the program, found when its session started (none before).
@@ -69,53 +64,34 @@ class SessionController : public QObject {
   bool canEditCall() const;
   bool canContinue() const;
   bool canRunTo(torchir::NodeId node) const;
-  bool canReset() const;
+  bool canReset() const { return isStopped(m_state); }
   bool canStop() const;  // while Running or Exporting
   /// With a session and no command running: a comparison starts the run anew.
-  bool canCompare() const;
+  bool canCompare() const { return resting(); }
 
   // Ignored when not allowed in the current state.
   void step();
   void stepBack();  // the last node that ran runs next again (Session::stepBack)
-  /// The next node's call with and without `patches`; patchTried reports it.
-  void tryPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches);
-  /// Every later run of `node` takes `patches` (empty: as exported); then, if `andContinue`, the
-  /// run goes on (from a failure too). patchRefused reports what the engine would not take.
-  void applyPatches(torchir::NodeId node, const std::vector<torchir::ArgumentPatch>& patches, bool andContinue);
-  /// Writes a capture of the run as it stands (marks, records, changes, notes, bookmarks, pinned
-  /// tensors, inputs; the program itself when `embedProgram`) to `path`, on the engine's thread;
-  /// captureSaved reports it.
-  void saveCapture(const QString& path, bool embedProgram = false);
+  void continueRun();
+  void runTo(torchir::NodeId node);
+  void reset();
+  void stop();  // the running command stops between two nodes and the run is Paused
   /// A program opened from a capture shows the capture's run (records, marks, notes, the diagnosis)
   /// without running; the first command makes the run again up to there.
   bool fromCapture() const { return m_program && m_program->capture; }
 
-  /// Bookmarks: the node gets the first free slot of 1..9, or loses the one it has; false when all
-  /// nine are taken.
-  bool toggleBookmark(torchir::NodeId node);
-  /// The node in `slot`, else kNone.
-  torchir::NodeId bookmarkedNode(int slot) const;
-  /// A note on a node; empty text removes it.
-  void setNote(torchir::NodeId node, const QString& text);
-  QString note(torchir::NodeId node) const;
-  /// Pinned values' tensors go into captures (and show when one is opened).
-  void togglePin(torchir::ValueId value);
-  const std::set<torchir::ValueId>& pinned() const { return m_pinned; }
-  /// File › Export Repro: `part` cut out by a run of its own (this run's inputs and changes), its
-  /// files written beside `path`; the state is Running meanwhile (Stop cancels it), and
-  /// reproExported reports the files.
-  void exportRepro(const torchir::ReproPart& part, const QString& path);
-  bool canExportRepro() const;
+  /// Bookmarks, notes and pins on this program.
+  Annotations& annotations() { return m_annotations; }
+  const Annotations& annotations() const { return m_annotations; }
+  /// The run as the studio holds it, to write as a capture (the engine adds the inputs, the pinned
+  /// tensors and the program's identity); null without a program.
+  std::shared_ptr<torchir::Capture> capture();
   /// While marksChanged() is emitted for an engine report: the rows [first, end) whose records it
   /// brought (a view need look only at those and at the rows whose marks changed); otherwise
   /// nullopt, any row may have changed.
   std::optional<std::pair<int, int>> changedRecords() const { return m_changedRecords; }
   /// The user's changes to calls, by node, as the engine took them.
   const std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>>& patches() const { return m_patches; }
-  void continueRun();
-  void runTo(torchir::NodeId node);
-  void reset();
-  void stop();  // the running command stops between two nodes and the run is Paused
   /// Runs the program from the start in lockstep with the reference the request names (Stop
   /// works as for a run); comparisonChanged() follows with the result.
   void compareWith(const torchir::ui::CompareRequest& request);
@@ -139,17 +115,30 @@ class SessionController : public QObject {
   /// A change of a node's call the engine took (problem empty) or refused, as a job tells it:
   /// marks, patchRefused; `continues`: the run goes on from it and its report ends the job.
   void takeCallChange(const torchir::CallChange& change, bool continues);
+  /// A job that holds the run until it ends (a capture written, a repro's own run): the state is
+  /// `busy` meanwhile, Saving (Stop cannot cut it short) or Exporting (Stop cancels it). It returns
+  /// what runs on the GUI thread at its end, after the state follows the run's marks again, unless
+  /// `context` is gone by then. Ignored unless resting().
+  using HeldJob = std::function<std::function<void()>(EngineJob& job)>;
+  void hold(RunState busy, QObject* context, HeldJob job);
   /// No job holds the engine thread.
-  bool resting() const;
+  bool resting() const { return isResting(m_state); }
+  /// What shows a job's reports of the run on the GUI thread as they come: for a job beside the
+  /// run that moves it (a trial call makes a capture's run again first).
+  std::function<void(EngineReportPtr)> progressToGui();
 
   /// Taken in any state with a program, also while Running (the run sees it before its next node).
   void toggleBreakpoint(torchir::NodeId node);
   /// Applies from the next command on.
-  void setStopConditions(const torchir::StopConditions& conditions);
+  void setStopConditions(const torchir::StopConditions& conditions) { m_stopConditions = conditions; }
   torchir::StopConditions stopConditions() const { return m_stopConditions; }
 
-  /// tensorReady() or tensorUnavailable() follows, after any command in progress.
+  /// tensorReady() or tensorUnavailable() follows: at once (queued) when the last stop's report
+  /// brought the value, else after any command in progress.
   void requestTensor(torchir::ValueId value);
+  /// Whether a command's report brings the output of the node its stop shows (true at first): the
+  /// tensor dock wants it while it is on screen.
+  void carryShownTensor(bool carry) { m_engine.controls().carryShownTensor = carry; }
 
  Q_SIGNALS:
   void stateChanged(torchir::ui::RunState state);
@@ -161,25 +150,20 @@ class SessionController : public QObject {
   void sessionFailed(const QString& problem);    // the engine could not start (backend missing, bad inputs file)
   void comparisonChanged();
   void problemsChanged();
-  void patchTried(torchir::NodeId node, const torchir::PatchTrial& trial);
   void patchRefused(torchir::NodeId node, const QString& why);
-  void captureSaved(const QString& path, const QString& problem);  // problem empty: written
-  void reproExported(const QString& description, const QStringList& files, const QString& problem);
 
  private:
   void send(EngineCommand command, torchir::NodeId target, const CompareRequest& compare = {});
   /// Queues `job` on the engine thread for this program (commandId 0: Stop does not cancel it).
   void post(quint64 commandId, EngineJobFn job, bool needsDebugger = true);
-  /// A job's progress reports, shown as they come.
-  std::function<void(EngineReportPtr)> progressToGui();
   /// The job's end: its records and outcome, shown on the GUI thread.
   void replyReport(EngineJob& job, torchir::DebugOutcome outcome);
-  /// On the engine thread: the debugger of `loaded`, started with its inputs, then its problems.
-  void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded);
   void onStarted(const EngineReportPtr& report, const QString& description);
   void onStartFailed(const QString& problem);
   void onReported(const EngineReportPtr& report);
   void applyRecords(torchir::DebugProgress& report);
+  /// The stop `outcome` made: its node, and the tensor the report brought of it.
+  void takeStop(const torchir::DebugOutcome& outcome, const EngineReport* report);
   /// The parts of the GUI's run a capture holds (CaptureMapping).
   CapturedRun capturedRun();
   /// Bookmarks, notes, pins and changes belong to one program.
@@ -190,16 +174,12 @@ class SessionController : public QObject {
   void setProblems(std::vector<torchir::Problem> problems);
   bool validNode(torchir::NodeId node) const;
   int nodeCount() const;
-  /// The engine holds a session: started, and not cleared since.
-  bool hasSession() const;
   /// A job that took the engine thread is over: Ready, Paused, Finished or Failed, as the marks say.
   RunState restingState() const;
   /// A new command starts: the last stop's diagnosis and mark are the past. True when marks changed.
   bool clearStop();
 
-  QThread m_thread;
-  EngineWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
-  std::shared_ptr<EngineControls> m_controls;
+  EngineQueue m_engine;  // first made, last gone: a job may reply until it is joined
 
   RunState m_state = RunState::Empty;
   torchir::ui::LoadedProgramPtr m_program;
@@ -207,17 +187,16 @@ class SessionController : public QObject {
   quint64 m_commandId = 0;   // of the last command sent
   ExecutionMarks m_marks;
   std::optional<std::pair<int, int>> m_changedRecords;  // see changedRecords()
-  std::vector<std::shared_ptr<const torchir::NodeRecord>> m_records;  // by NodeId, shared with the reports
+  RunRecords m_records;  // shared with the reports
+  Annotations m_annotations{m_marks, this};
+  torchir::NodeId m_shownNode = torchir::kNone;
+  std::optional<std::pair<torchir::ValueId, torchir::TensorData>> m_shownTensor;  // the last stop's report's
   torchir::Diagnosis m_diagnosis;
   std::vector<torchir::Problem> m_problems;
   std::map<torchir::NodeId, std::vector<torchir::ArgumentPatch>> m_patches;
-  std::map<torchir::NodeId, QString> m_notes;
-  std::set<torchir::ValueId> m_pinned;
   QString m_inputsDescription;
   torchir::StopConditions m_stopConditions;
   ComparisonPtr m_comparison;
 };
 
 }  // namespace torchir::ui
-
-Q_DECLARE_METATYPE(torchir::ui::RunState)

@@ -391,21 +391,13 @@ void MainWindow::onMarksChanged() {
 }
 
 void MainWindow::onStopped(torchir::StopReason reason) {
-  switch (reason) {
-    case torchir::StopReason::Failed:
-    case torchir::StopReason::StopCondition:
-      m_diagnosis->setDiagnosis(m_session->diagnosis());
-      m_diagnosisDock->show();
-      m_diagnosisDock->raise();
-      m_selection->select(m_session->diagnosis().node);
-      break;
-    case torchir::StopReason::Breakpoint:
-      m_selection->select(m_session->marks().current);
-      break;
-    default:
-      // Show what the step just did: its arguments, as the call received them.
-      m_selection->select(m_session->lastWorkBefore(m_session->marks().current));
+  if (reason == torchir::StopReason::Failed || reason == torchir::StopReason::StopCondition) {
+    m_diagnosis->setDiagnosis(m_session->diagnosis());
+    m_diagnosisDock->show();
+    m_diagnosisDock->raise();
   }
+  // where it failed, its breakpoint, or what the step just did (its arguments as the call got them)
+  m_selection->select(m_session->shownNode());
 }
 
 void MainWindow::showComparison() {
