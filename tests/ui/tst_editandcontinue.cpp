@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -21,6 +22,7 @@
 #include "panels/TensorViewer.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 using torchir::ArgumentPatch;
 using torchir::NodeId;
@@ -34,7 +36,7 @@ constexpr int kTimeoutMs = 60000;
 
 /// What the edit-and-continue controller drives, as the window gives it.
 struct Studio {
-  QWidget window;
+  QMainWindow window;
   SessionController session;
   torchir::ui::Selection selection;
   torchir::ui::DiagnosisPanel* diagnosis = new torchir::ui::DiagnosisPanel(&window);
@@ -42,8 +44,9 @@ struct Studio {
   torchir::ui::TensorViewer* viewer = new torchir::ui::TensorViewer(&window);
   QDockWidget* dock = new QDockWidget(&window);
   QStatusBar* status = new QStatusBar(&window);
-  torchir::ui::TensorDock tensors{&session, &selection, arguments, viewer, dock, nullptr};
-  torchir::ui::EditAndContinue edits{&session, diagnosis, &tensors, status, &window};
+  torchir::ui::StudioContext context{session, selection, window, *status};
+  torchir::ui::TensorDock tensors{context, arguments, viewer, dock};
+  torchir::ui::EditAndContinue edits{context, diagnosis, &tensors};
 };
 
 /// Sets the program and waits until the engine session exists.

@@ -4,12 +4,14 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QMainWindow>
 #include <QMenu>
 #include <QStatusBar>
 
 #include "session/RunFiles.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
@@ -17,15 +19,15 @@ namespace {
 constexpr int kMessageMs = 6000;
 }  // namespace
 
-CaptureService::CaptureService(SessionController* session, Selection* selection, QStatusBar* status, QWidget* window)
-    : QObject(window), m_session(session), m_selection(selection), m_status(status), m_window(window) {
+CaptureService::CaptureService(const StudioContext& studio)
+    : QObject(&studio.window), m_session(&studio.session), m_selection(&studio.selection), m_status(&studio.status), m_window(&studio.window) {
   auto make = [&](const QString& text, const char* name, const QKeySequence& key, const QString& tip, auto slot) {
-    auto* a = new QAction(text, window);
+    auto* a = new QAction(text, &studio.window);
     a->setObjectName(QString::fromLatin1(name));
     if (!key.isEmpty()) a->setShortcut(key);
     a->setStatusTip(tip);
     connect(a, &QAction::triggered, this, slot);
-    window->addAction(a);  // its shortcut works wherever the focus is
+    studio.window.addAction(a);  // its shortcut works wherever the focus is
     return a;
   };
   m_saveCapture = make(
@@ -42,7 +44,7 @@ CaptureService::CaptureService(SessionController* session, Selection* selection,
                 tr("A note on the selected node, kept in captures"), &CaptureService::editNote);
   m_pin = make(tr("&Pin Outputs"), "actionPinOutputs", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
                tr("Keep the selected node's output tensors in captures"), &CaptureService::togglePin);
-  m_markMenu = new QMenu(tr("&Mark"), window);
+  m_markMenu = new QMenu(tr("&Mark"), &studio.window);
   m_markMenu->addAction(m_bookmark);
   QMenu* goTo = m_markMenu->addMenu(tr("&Go to Bookmark"));
   for (int slot = 1; slot <= 9; ++slot)
@@ -53,7 +55,7 @@ CaptureService::CaptureService(SessionController* session, Selection* selection,
   m_markMenu->addAction(m_note);
   m_markMenu->addAction(m_pin);
 
-  connect(selection, &Selection::changed, this, &CaptureService::showNoteOf);
+  connect(&studio.selection, &Selection::changed, this, &CaptureService::showNoteOf);
 }
 
 void CaptureService::addFileActions(QMenu* file) {

@@ -13,6 +13,7 @@ class QWidget;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class Selection;
 class SessionController;
 
@@ -23,7 +24,7 @@ class CaptureService : public QObject {
   Q_OBJECT
 
  public:
-  CaptureService(SessionController* session, Selection* selection, QStatusBar* status, QWidget* window);
+  explicit CaptureService(const StudioContext& studio);
 
   /// Save Capture, Save Capture with the Program.
   void addFileActions(QMenu* file);

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QKeySequence>
+#include <QMainWindow>
 #include <QStatusBar>
 #include <QWidget>
 #include <utility>
@@ -12,37 +13,37 @@
 #include "controllers/TensorDock.h"
 #include "panels/DiagnosisPanel.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-EditAndContinue::EditAndContinue(SessionController* session, DiagnosisPanel* diagnosis, TensorDock* tensors,
-                                 QStatusBar* status, QWidget* window)
-    : QObject(window),
-      m_session(session),
+EditAndContinue::EditAndContinue(const StudioContext& studio, DiagnosisPanel* diagnosis, TensorDock* tensors)
+    : QObject(&studio.window),
+      m_session(&studio.session),
       m_diagnosis(diagnosis),
       m_tensors(tensors),
-      m_status(status),
-      m_window(window) {
-  m_editCall = new QAction(tr("&Edit Call…"), window);
+      m_status(&studio.status),
+      m_window(&studio.window) {
+  m_editCall = new QAction(tr("&Edit Call…"), &studio.window);
   m_editCall->setObjectName(QStringLiteral("actionEditCall"));
   m_editCall->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_editCall->setStatusTip(tr("Change the next node's arguments, try the call, and continue with the change"));
   connect(m_editCall, &QAction::triggered, this, &EditAndContinue::editCall);
-  m_applyFix = new QAction(tr("Apply the Diagnosis's &Fix"), window);
+  m_applyFix = new QAction(tr("Apply the Diagnosis's &Fix"), &studio.window);
   m_applyFix->setObjectName(QStringLiteral("actionApplyFix"));
   m_applyFix->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
   m_applyFix->setEnabled(false);
   connect(m_applyFix, &QAction::triggered, this, &EditAndContinue::applySuggestedFix);
-  window->addAction(m_applyFix);  // its shortcut works wherever the focus is
+  studio.window.addAction(m_applyFix);  // its shortcut works wherever the focus is
   connect(diagnosis, &DiagnosisPanel::fixRequested, this, &EditAndContinue::applySuggestedFix);
 
-  connect(session, &SessionController::stopped, this, &EditAndContinue::onStopped);
+  connect(&studio.session, &SessionController::stopped, this, &EditAndContinue::onStopped);
   // A reset or another program: the failure the fix was for is no longer the run's.
-  connect(session, &SessionController::stateChanged, this, [this](RunState state) {
+  connect(&studio.session, &SessionController::stateChanged, this, [this](RunState state) {
     if (state == RunState::Ready || state == RunState::Starting || state == RunState::Empty) forgetFix();
   });
   // The dialog shows a refusal while it is open; for a fix, or once Apply has closed it, this does.
-  connect(session, &SessionController::patchRefused, this, [this](torchir::NodeId, const QString& why) {
+  connect(&studio.session, &SessionController::patchRefused, this, [this](torchir::NodeId, const QString& why) {
     m_status->showMessage(tr("Change not applied: %1").arg(why), 8000);
   });
 }

@@ -16,6 +16,7 @@ enum class StopReason : uint8_t;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class DiagnosisPanel;
 class SessionController;
 class TensorDock;
@@ -28,8 +29,7 @@ class EditAndContinue : public QObject {
   Q_OBJECT
 
  public:
-  EditAndContinue(SessionController* session, DiagnosisPanel* diagnosis, TensorDock* tensors, QStatusBar* status,
-                  QWidget* window);
+  EditAndContinue(const StudioContext& studio, DiagnosisPanel* diagnosis, TensorDock* tensors);
 
   QAction* editCallAction() const { return m_editCall; }
   QAction* applyFixAction() const { return m_applyFix; }  // enabled while there is a fix

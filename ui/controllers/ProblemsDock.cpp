@@ -1,15 +1,18 @@
 #include "controllers/ProblemsDock.h"
 
 #include <QDockWidget>
+#include <QMainWindow>
+#include <QStatusBar>
 
 #include "panels/ProblemsPanel.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-ProblemsDock::ProblemsDock(SessionController* session, ProblemsPanel* panel, QDockWidget* dock, QObject* parent)
-    : QObject(parent), m_session(session), m_panel(panel), m_dock(dock) {
-  connect(session, &SessionController::problemsChanged, this, &ProblemsDock::showProblems);
+ProblemsDock::ProblemsDock(const StudioContext& studio, ProblemsPanel* panel, QDockWidget* dock)
+    : QObject(&studio.window), m_session(&studio.session), m_panel(panel), m_dock(dock) {
+  connect(&studio.session, &SessionController::problemsChanged, this, &ProblemsDock::showProblems);
 }
 
 void ProblemsDock::showProblems() {

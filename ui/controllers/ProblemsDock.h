@@ -6,6 +6,7 @@ class QDockWidget;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class ProblemsPanel;
 class SessionController;
 
@@ -15,7 +16,7 @@ class ProblemsDock : public QObject {
   Q_OBJECT
 
  public:
-  ProblemsDock(SessionController* session, ProblemsPanel* panel, QDockWidget* dock, QObject* parent);
+  ProblemsDock(const StudioContext& studio, ProblemsPanel* panel, QDockWidget* dock);
 
  private:
   void showProblems();

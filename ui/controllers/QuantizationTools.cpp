@@ -14,12 +14,12 @@
 #include "session/OneLine.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-QuantizationTools::QuantizationTools(SessionController* session, Selection* selection, GraphPanel* graph,
-                                     QStatusBar* status, QMainWindow* window)
-    : QObject(window), m_session(session), m_selection(selection), m_graph(graph), m_status(status) {
+QuantizationTools::QuantizationTools(const StudioContext& studio, GraphPanel* graph)
+    : QObject(&studio.window), m_session(&studio.session), m_selection(&studio.selection), m_graph(graph), m_status(&studio.status) {
   m_keepNode = new QAction(tr("Keep in &Float"), this);
   m_keepNode->setObjectName(QStringLiteral("actionKeepInFloat"));
   m_keepNode->setStatusTip(tr("Run the selected quantized layer on its float inputs and weights, as if the quantizer had skipped it; "
@@ -38,10 +38,10 @@ QuantizationTools::QuantizationTools(SessionController* session, Selection* sele
   auto* scroll = new QScrollArea;
   scroll->setWidget(m_chart);
   scroll->setWidgetResizable(true);
-  m_dock = new QDockWidget(tr("Layer Sensitivity"), window);
+  m_dock = new QDockWidget(tr("Layer Sensitivity"), &studio.window);
   m_dock->setObjectName(QStringLiteral("sensitivityDock"));  // saveState() restores docks by object name
   m_dock->setWidget(scroll);
-  window->addDockWidget(Qt::BottomDockWidgetArea, m_dock);
+  studio.window.addDockWidget(Qt::BottomDockWidgetArea, m_dock);
   m_dock->hide();
   connect(m_chart, &SensitivityChart::nodeActivated, this, [this](torchir::NodeId n) { m_selection->select(n); });
 

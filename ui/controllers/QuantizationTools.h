@@ -15,6 +15,7 @@ class QStatusBar;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class GraphPanel;
 class Selection;
 class SensitivityChart;
@@ -24,8 +25,7 @@ class QuantizationTools : public QObject {
   Q_OBJECT
 
  public:
-  QuantizationTools(SessionController* session, Selection* selection, GraphPanel* graph, QStatusBar* status,
-                    QMainWindow* window);
+  QuantizationTools(const StudioContext& studio, GraphPanel* graph);
 
   QAction* keepInFloatAction() const { return m_keepNode; }
   QAction* keepModuleInFloatAction() const { return m_keepModule; }

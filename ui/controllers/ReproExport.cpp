@@ -3,23 +3,25 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QMainWindow>
 #include <QStatusBar>
 
 #include "session/RunFiles.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-ReproExport::ReproExport(SessionController* session, Selection* selection, QStatusBar* status, QWidget* window)
-    : QObject(window), m_session(session), m_selection(selection), m_status(status), m_window(window) {
-  m_action = new QAction(tr("Export &Repro…"), window);
+ReproExport::ReproExport(const StudioContext& studio)
+    : QObject(&studio.window), m_session(&studio.session), m_selection(&studio.selection), m_status(&studio.status), m_window(&studio.window) {
+  m_action = new QAction(tr("Export &Repro…"), &studio.window);
   m_action->setObjectName(QStringLiteral("actionExportRepro"));
   m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
   m_action->setStatusTip(
       tr("The selected node or one of its modules as a .pt2 that torch.export.load runs, with the inputs it got"));
   connect(m_action, &QAction::triggered, this, &ReproExport::exportRepro);
-  window->addAction(m_action);  // its shortcut works wherever the focus is
+  studio.window.addAction(m_action);  // its shortcut works wherever the focus is
 }
 
 void ReproExport::exportRepro() {

@@ -8,6 +8,7 @@ class QWidget;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class Selection;
 class SessionController;
 
@@ -18,7 +19,7 @@ class ReproExport : public QObject {
   Q_OBJECT
 
  public:
-  ReproExport(SessionController* session, Selection* selection, QStatusBar* status, QWidget* window);
+  explicit ReproExport(const StudioContext& studio);
 
   QAction* action() const { return m_action; }
   void exportRepro();

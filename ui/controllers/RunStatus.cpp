@@ -2,25 +2,27 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QMainWindow>
 #include <QProgressBar>
 #include <QStatusBar>
 
 #include "session/AsyncProgramLoader.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-RunStatus::RunStatus(SessionController* session, AsyncProgramLoader* loader, QStatusBar* status)
-    : QObject(status), m_session(session), m_status(status) {
-  m_progress = new QProgressBar(status);
+RunStatus::RunStatus(const StudioContext& studio, AsyncProgramLoader* loader)
+    : QObject(&studio.status), m_session(&studio.session), m_status(&studio.status) {
+  m_progress = new QProgressBar(&studio.status);
   m_progress->setObjectName(QStringLiteral("progressBar"));
   m_progress->setMaximumWidth(180);
   m_progress->setTextVisible(false);
   m_progress->hide();
-  m_state = new QLabel(status);
+  m_state = new QLabel(&studio.status);
   m_state->setObjectName(QStringLiteral("runStateLabel"));
-  status->addPermanentWidget(m_progress);
-  status->addPermanentWidget(m_state);
+  studio.status.addPermanentWidget(m_progress);
+  studio.status.addPermanentWidget(m_state);
 
   connect(loader, &AsyncProgramLoader::started, this, [this](const QString& path) {
     m_status->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
@@ -28,13 +30,13 @@ RunStatus::RunStatus(SessionController* session, AsyncProgramLoader* loader, QSt
   });
   connect(loader, &AsyncProgramLoader::loaded, m_progress, &QWidget::hide);
   connect(loader, &AsyncProgramLoader::failed, m_progress, &QWidget::hide);
-  connect(session, &SessionController::stateChanged, this, &RunStatus::onStateChanged);
-  connect(session, &SessionController::progress, this, [this](int done, int total) {
+  connect(&studio.session, &SessionController::stateChanged, this, &RunStatus::onStateChanged);
+  connect(&studio.session, &SessionController::progress, this, [this](int done, int total) {
     m_progress->setRange(0, total);
     m_progress->setValue(done);
   });
-  connect(session, &SessionController::stopped, m_progress, &QWidget::hide);
-  connect(session, &SessionController::sessionFailed, this,
+  connect(&studio.session, &SessionController::stopped, m_progress, &QWidget::hide);
+  connect(&studio.session, &SessionController::sessionFailed, this,
           [this](const QString& problem) { m_status->showMessage(tr("Cannot run: %1").arg(problem)); });
 }
 

@@ -8,6 +8,7 @@ class QStatusBar;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class AsyncProgramLoader;
 class SessionController;
 
@@ -19,7 +20,7 @@ class RunStatus : public QObject {
 
  public:
   /// Adds its widgets to `status` as permanent ones: temporary messages must not hide them.
-  RunStatus(SessionController* session, AsyncProgramLoader* loader, QStatusBar* status);
+  RunStatus(const StudioContext& studio, AsyncProgramLoader* loader);
 
  private:
   void showBusy();

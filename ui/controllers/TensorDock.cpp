@@ -1,6 +1,8 @@
 #include "controllers/TensorDock.h"
 
 #include <QDockWidget>
+#include <QMainWindow>
+#include <QStatusBar>
 
 #include "panels/ArgumentsPanel.h"
 #include "panels/TensorViewer.h"
@@ -8,18 +10,18 @@
 #include "session/OneLine.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 
 namespace torchir::ui {
 
-TensorDock::TensorDock(SessionController* session, Selection* selection, ArgumentsPanel* arguments,
-                       TensorViewer* viewer, QDockWidget* dock, QObject* parent)
-    : QObject(parent), m_session(session), m_selection(selection), m_viewer(viewer), m_dock(dock) {
+TensorDock::TensorDock(const StudioContext& studio, ArgumentsPanel* arguments, TensorViewer* viewer, QDockWidget* dock)
+    : QObject(&studio.window), m_session(&studio.session), m_selection(&studio.selection), m_viewer(viewer), m_dock(dock) {
   connect(arguments, &ArgumentsPanel::tensorRequested, this, &TensorDock::requestValue);
-  connect(selection, &Selection::changed, this, &TensorDock::followSelection);
+  connect(&studio.selection, &Selection::changed, this, &TensorDock::followSelection);
   // a stop's report brings what the dock will show, while the dock is on screen to show it
-  connect(dock, &QDockWidget::visibilityChanged, session, &SessionController::carryShownTensor);
-  connect(session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);
-  connect(session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
+  connect(dock, &QDockWidget::visibilityChanged, &studio.session, &SessionController::carryShownTensor);
+  connect(&studio.session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);
+  connect(&studio.session, &SessionController::tensorUnavailable, this, [this](torchir::ValueId value, const QString& why) {
     if (value == m_requestedTensor) m_viewer->setUnavailable(why);
   });
 }

@@ -10,6 +10,7 @@ class QDockWidget;
 
 namespace torchir::ui {
 
+struct StudioContext;
 class ArgumentsPanel;
 class Selection;
 class SessionController;
@@ -24,8 +25,7 @@ class TensorDock : public QObject {
   Q_OBJECT
 
  public:
-  TensorDock(SessionController* session, Selection* selection, ArgumentsPanel* arguments, TensorViewer* viewer,
-             QDockWidget* dock, QObject* parent);
+  TensorDock(const StudioContext& studio, ArgumentsPanel* arguments, TensorViewer* viewer, QDockWidget* dock);
 
   /// A value of the run under `title`; the dock is raised.
   void requestValue(torchir::ValueId value, const QString& title);

@@ -45,6 +45,7 @@
 #include "session/ProgramFiles.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
+#include "session/StudioContext.h"
 #include "windows/CompareMenu.h"
 #include "windows/FxTablePane.h"
 #include "windows/LoadBanner.h"
@@ -161,16 +162,17 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createControllers() {
-  new RunStatus(m_session, m_loader, statusBar());
+  const StudioContext studio{*m_session, *m_selection, *this, *statusBar()};
+  new RunStatus(studio, m_loader);
   m_programInfoLabel = new QLabel(this);
   m_programInfoLabel->setObjectName(QStringLiteral("programInfoLabel"));
   statusBar()->addPermanentWidget(m_programInfoLabel);  // after the run's: what is open, rightmost
-  m_tensors = new TensorDock(m_session, m_selection, m_arguments, m_tensor, m_tensorDock, this);
-  new ProblemsDock(m_session, m_problems, m_problemsDock, this);
-  m_editAndContinue = new EditAndContinue(m_session, m_diagnosis, m_tensors, statusBar(), this);
-  m_captures = new CaptureService(m_session, m_selection, statusBar(), this);
-  m_repro = new ReproExport(m_session, m_selection, statusBar(), this);
-  m_quantization = new QuantizationTools(m_session, m_selection, m_graph, statusBar(), this);
+  m_tensors = new TensorDock(studio, m_arguments, m_tensor, m_tensorDock);
+  new ProblemsDock(studio, m_problems, m_problemsDock);
+  m_editAndContinue = new EditAndContinue(studio, m_diagnosis, m_tensors);
+  m_captures = new CaptureService(studio);
+  m_repro = new ReproExport(studio);
+  m_quantization = new QuantizationTools(studio, m_graph);
 }
 
 void MainWindow::createMenus() {
