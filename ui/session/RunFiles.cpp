@@ -11,9 +11,8 @@ namespace torchir::ui {
 
 void saveCapture(SessionController& session, const QString& path, bool embedProgram, QObject* context,
                  std::function<void(const QString& problem)> done) {
-  const auto capture = session.capture();
-  if (!capture || !session.resting())
-    return done(QObject::tr("nothing to capture while the program is not ready or is running"));
+  const auto capture = session.resting() ? session.capture() : nullptr;
+  if (!capture) return done(QObject::tr("nothing to capture while the program is not ready or is running"));
   const auto& pins = session.annotations().pinned();
   session.hold(RunState::Saving, context, [=, pinned = std::vector<torchir::ValueId>(pins.begin(), pins.end())](EngineJob& job) {
     QString problem;
