@@ -2,7 +2,7 @@
 // Layer sensitivity (the quantization debugger): which quantized layer, kept in float alone, gives back the most of the
 // output's accuracy. Each layer's run starts where the change matters, at the layer, from the
 // quantized run's own values (the run up to it is shared by all), and makes again only the nodes
-// that depend on it.
+// that depend on it: a what-if of the one run (exec/WhatIfRun), through the session's kernels.
 #include <functional>
 #include <optional>
 #include <string>
