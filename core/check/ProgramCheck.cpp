@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "exec/AtenBackend.h"
 #include "exec/Session.h"
 #include "program/DType.h"
 #include "formats/IrWriter.h"
@@ -218,10 +219,14 @@ std::vector<Problem> checkProgram(const Program& program, const Session& session
   return out;
 }
 
-std::optional<Problem> inputsProblem(const Program& program, Session& session, const std::vector<TensorData>& inputs) {
-  const Diagnosis d = session.setInputs(inputs);
-  if (d.ok()) return std::nullopt;
-  return problemAt(program, Severity::Error, std::string(diagnosisClassName(d.kind)), d.node, d.message);
+std::vector<Problem> checkBeforeRunning(const Program& program, const std::vector<TensorData>* inputs) {
+  const auto session = atenBackend().createSession(program);
+  std::vector<Problem> problems = checkProgram(program, *session, inputs);
+  if (!inputs) return problems;
+  if (const Diagnosis refused = session->setInputs(*inputs); !refused.ok())
+    problems.insert(problems.begin(), problemAt(program, Severity::Error, std::string(diagnosisClassName(refused.kind)),
+                                                refused.node, refused.message));
+  return problems;
 }
 
 bool stopsARun(const std::vector<Problem>& problems) {

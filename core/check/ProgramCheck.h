@@ -31,9 +31,10 @@ struct Problem {
 std::vector<Problem> checkProgram(const Program& program, const Session& session,
                                   const std::vector<TensorData>* inputs = nullptr);
 
-/// The engine's own check of the inputs it is given (count, rank, static sizes, dynamic ranges),
-/// as a problem; nullopt when `session` takes them (it then holds them).
-std::optional<Problem> inputsProblem(const Program& program, Session& session, const std::vector<TensorData>& inputs);
+/// The same on a session of the engine made for it; with `inputs`, the engine's own check of them
+/// first (count, rank, static sizes, dynamic ranges), a refusal being the first problem. Nothing
+/// runs. Throws what making the session throws (no backend).
+std::vector<Problem> checkBeforeRunning(const Program& program, const std::vector<TensorData>* inputs = nullptr);
 
 /// Whether any of them would stop a run.
 bool stopsARun(const std::vector<Problem>& problems);

@@ -4,9 +4,7 @@
 
 #include "Cli.h"
 #include "CommandSession.h"
-#include "exec/AtenBackend.h"
 #include "check/ProgramCheck.h"
-#include "exec/Session.h"
 #include "program/EscapedText.h"
 #include "formats/InputsFile.h"
 
@@ -14,14 +12,10 @@ namespace torchir::cli {
 
 int checkCommand(const Args& args) {
   const Program& program = loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
-  const AtenBackend& backend = atenBackend();
   if (!applyBackendOptions(args)) return kBadInput;
   std::vector<TensorData> inputs;
   if (args.flag("--inputs")) inputs = readInputsFile(program, args.option("--inputs"));
-  const auto session = backend.createSession(program);
-  std::vector<Problem> problems = checkProgram(program, *session, args.flag("--inputs") ? &inputs : nullptr);
-  if (args.flag("--inputs"))
-    if (auto refused = inputsProblem(program, *session, inputs)) problems.insert(problems.begin(), std::move(*refused));
+  const std::vector<Problem> problems = checkBeforeRunning(program, args.flag("--inputs") ? &inputs : nullptr);
   const bool stops = stopsARun(problems);
 
   if (args.flag("--json")) {
