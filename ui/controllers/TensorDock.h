@@ -29,9 +29,6 @@ class TensorDock : public QObject {
 
   /// A value of the run under `title`; the dock is raised.
   void requestValue(torchir::ValueId value, const QString& title);
-  /// The selected node's first output, once it has run; a compared node's beside the reference's
-  /// and their difference. Only while the dock is on screen: a hidden viewer asks nothing.
-  void followSelection();
   /// Tensors made outside the run (an edited call's trial), shown at once and raised; an answer
   /// still on its way is dropped.
   void show(const QString& title, const torchir::TensorData& tensor);
@@ -41,6 +38,9 @@ class TensorDock : public QObject {
   void clear();
 
  private:
+  /// The selected node's first output, once it has run; a compared node's beside the reference's
+  /// and their difference. Only while the dock is on screen: a hidden viewer asks nothing.
+  void followSelection();
   void forgetRequests();
   void onTensorReady(torchir::ValueId value, const torchir::TensorData& tensor);
   void onComparedReady(torchir::NodeId node, const torchir::TensorData& run, const torchir::TensorData& reference,

@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 #include <utility>
 
+#include "controllers/ArgumentsDock.h"
 #include "controllers/CaptureService.h"
 #include "controllers/EditAndContinue.h"
 #include "controllers/ProblemsDock.h"
@@ -167,6 +168,7 @@ void MainWindow::createControllers() {
   m_programInfoLabel = new QLabel(this);
   m_programInfoLabel->setObjectName(QStringLiteral("programInfoLabel"));
   statusBar()->addPermanentWidget(m_programInfoLabel);  // after the run's: what is open, rightmost
+  m_argumentsShown = new ArgumentsDock(studio, m_arguments);
   m_tensors = new TensorDock(studio, m_arguments, m_tensor, m_tensorDock);
   new ProblemsDock(studio, m_problems, m_problemsDock);
   m_editAndContinue = new EditAndContinue(studio, m_diagnosis, m_tensors);
@@ -325,7 +327,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_findBar->setProgram(program);
   m_firstViewPending = true;
   m_graph->setProgram(program);
-  m_arguments->clear();
+  m_argumentsShown->setProgram(program);
   m_diagnosis->clear();
   m_tensors->clear();
   m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
@@ -371,15 +373,6 @@ void MainWindow::onSelectionChanged(torchir::NodeId node, QObject* origin) {
   if (node == torchir::kNone) return;  // another program: every view was given it afresh
   if (origin != m_graph) m_graph->selectNode(node);
   if (origin != m_table) m_table->selectNode(node);
-  refreshArguments();
-}
-
-void MainWindow::refreshArguments() {
-  const torchir::NodeId selected = selectedNode();
-  if (!m_program || selected == torchir::kNone) return;
-  const torchir::Diagnosis& d = m_session->diagnosis();
-  m_arguments->showNode(m_program->program, selected, m_session->record(selected),
-                        d.node == selected && !d.ok() ? &d : nullptr);
 }
 
 void MainWindow::onMarksChanged() {
@@ -408,18 +401,16 @@ void MainWindow::showComparison() {
   m_graph->setComparison(c);
   if (!c || !m_program) return;
   statusBar()->showMessage(comparisonStatusText(*c, m_program->program));
-  if (const torchir::NodeComparison* first = c->firstDivergingNode()) return m_selection->select(first->a);
-  // the selected node's record is as it was, but the tensor dock shows its comparison now
-  refreshArguments();
-  m_tensors->followSelection();
+  // the first divergence, else the node selected, shown anew: the docks show its comparison now
+  const torchir::NodeComparison* first = c->firstDivergingNode();
+  m_selection->select(first ? first->a : selectedNode());
 }
 
 void MainWindow::onRunStateChanged() {
   if (m_session->state() != RunState::Ready) return;
   // A new run: what the selected node's docks showed was of the last one.
   m_diagnosis->clear();
-  refreshArguments();
-  m_tensors->followSelection();
+  m_selection->select(selectedNode());
   // Where the run starts: past the placeholders, which fill the top of a big program's table.
   if (selectedNode() == torchir::kNone) m_table->showNode(m_session->marks().current);
 }

@@ -19,6 +19,7 @@ enum class StopReason : uint8_t;
 
 namespace torchir::ui {
 
+class ArgumentsDock;
 class ArgumentsPanel;
 class AsyncProgramLoader;
 class CaptureService;
@@ -102,7 +103,6 @@ class MainWindow : public QMainWindow {
 
   /// The graph and the table show the selection unless they made it; the arguments panel follows.
   void onSelectionChanged(torchir::NodeId node, QObject* origin);
-  void refreshArguments();
   /// The session's comparison in the table's metric columns and the status bar; the node where
   /// the first divergence starts selected.
   void showComparison();
@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
   FindBar* m_findBar = nullptr;
   FxTablePane* m_table = nullptr;
   ArgumentsPanel* m_arguments = nullptr;
+  ArgumentsDock* m_argumentsShown = nullptr;  // what the arguments panel shows
   DiagnosisPanel* m_diagnosis = nullptr;
   ProblemsPanel* m_problems = nullptr;
   TensorViewer* m_tensor = nullptr;
