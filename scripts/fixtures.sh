@@ -58,7 +58,7 @@ family() {
   # torch's warnings filtered from the log; the script's own failure still fails this
   { OMP_NUM_THREADS=1 "$venv/bin/python" "$script" "$tmp" 2>&1 || touch "$tmp/.failed"; } |
     { grep -v "Warning\|warnings.warn\|register_constant" >&2 || true; }
-  [ ! -e "$tmp/.failed" ] || { echo "fixtures: $2 failed" >&2; exit 1; }
+  [ ! -e "$tmp/.failed" ] || { echo "fixtures: ${script##*/} failed" >&2; exit 1; }
   echo "$key" > "$tmp/.key"
   rm -rf "${dir:?}/$name"
   mv "$tmp" "$dir/$name"
@@ -69,6 +69,8 @@ family quant make_quant_fixtures.py "quantized programs"
 family quantpairs make_quant_pairs.py "quantized programs and their float twins"
 # The studio's own test programs (a run as long as its inputs say).
 family studio make_studio_fixtures.py "the studio's test programs"
+# torch's own catalogue of export features (ExportDB), as the pinned torch exports it.
+family exportdb make_exportdb.py "torch's ExportDB examples"
 # Programs calling ops defined in Python, with the modules that define them.
 family pyops make_python_ops.py "programs with ops defined in Python" pyops/torchir_pyops.py \
   pyops/torchir_pyops_executors.py

@@ -60,6 +60,7 @@ class Converter {
         if (const auto* b = a.as<arg::Bool>()) return b->value;
         if (const auto* si = a.as<arg::SymInt>()) return symbol(si->sym);
         if (const auto* sf = a.as<arg::SymFloat>()) return symbol(sf->sym);
+        if (const auto* sb = a.as<arg::SymBool>()) return symbol(sb->sym);  // _assert_scalar(u0 >= 0, ...)
         break;
       case c10::TypeKind::StringType:
         if (const auto* s = a.as<arg::String>()) return s->value;

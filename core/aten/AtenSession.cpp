@@ -634,6 +634,7 @@ class AtenSession final : public Session {
       d.arguments = k.argumentsSoFar(run.args);
       explainFailure(d);
       if (d.kind == DiagnosisClass::DtypeMismatch) explainWeightsOfOtherDtype(n, d);
+      explainRuntimeAssertion(n, d);
       return fail(std::move(d));
     } catch (const std::exception& e) {
       Diagnosis d = baseDiagnosis(n);
@@ -650,6 +651,37 @@ class AtenSession final : public Session {
       m_budget.release(id, m_values);
     }
     return checkStopConditions(n);
+  }
+
+  /// A runtime assertion torch.export recorded (`_assert_scalar` of a test on sizes known only at
+  /// run time: `.item()`, `nonzero`, a torch._check) that does not hold: what the program assumed,
+  /// in torch's words, and the values the test was made of, with the nodes that made them.
+  void explainRuntimeAssertion(const Node& n, Diagnosis& d) const {
+    if (n.target != "aten._assert_scalar.default" || n.inputs.empty() || n.inputs[0].values.empty()) return;
+    const Value& tested = m_p.value(n.inputs[0].values.front());
+    if (tested.producer == kNone) return;
+    const Node& test = m_p.node(tested.producer);
+    std::string values;
+    for (ValueId v : valuesNamedBy(test)) {
+      const Value& operand = m_p.value(v);
+      const c10::IValue& iv = m_values[static_cast<std::size_t>(v)];
+      if (iv.isNone()) continue;
+      values += (values.empty() ? "" : ", ") + operand.name + " = " + summarize(iv).text;
+      if (operand.producer != kNone) {
+        const Node& made = m_p.node(operand.producer);
+        values += " (" + made.target + " at node '" + made.name + "')";
+      }
+    }
+    // torch's message: "Runtime assertion failed for expression u0 <= 5 on node 'le_1'"
+    std::string expression = d.message;
+    if (const auto from = expression.find("expression "); from != std::string::npos) {
+      expression = expression.substr(from + 11);
+      if (const auto to = expression.rfind(" on node "); to != std::string::npos) expression.resize(to);
+    }
+    d.kind = DiagnosisClass::SymbolOutOfRange;
+    d.explanation = "The program assumes " + expression + " (torch.export recorded it: a torch._check, or a size it "
+                    "reasoned about), and at run time it does not hold" + (values.empty() ? "" : ": " + values) +
+                    ". Give inputs for which it holds, or export again with the range these inputs need.";
   }
 
   /// A dtype mismatch at an op that takes a weight the weights file gave another dtype: the cast

@@ -178,6 +178,70 @@ class WhileLoopKernel final : public HigherOrderKernel {
   std::unique_ptr<SubgraphRunner> m_cond, m_body;
 };
 
+/// map_impl(f, xs, pos_args): f runs on row i of every tensor of xs (their leading dimension, as
+/// Python iterates a tensor) with pos_args after them; its results are stacked row by row into the
+/// op's results (torch's map_dense).
+class MapKernel final : public HigherOrderKernel {
+ public:
+  MapKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+
+  std::string schema() const override { return "map_impl(GraphModule f, Tensor[] xs, Tensor[] pos_args) -> Tensor[]"; }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    const std::vector<c10::IValue> xs = operandValues(input(m_node, 1), frame);
+    const std::vector<c10::IValue> posArgs =
+        m_node.inputs.size() > 2 ? operandValues(m_node.inputs[2], frame) : std::vector<c10::IValue>{};
+    rec.arguments = {record("f", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run on each row")),
+                     record("xs", "Tensor[]", ArgSource::Input, "", summarizeList(xs)),
+                     record("pos_args", "Tensor[]", ArgSource::Input, "", summarizeList(posArgs))};
+    std::vector<std::vector<at::Tensor>> rowsOf;  // by tensor of xs: its rows
+    for (const c10::IValue& x : xs) {
+      if (!x.isTensor()) throw std::runtime_error("map_impl maps over tensors; xs holds a " + x.tagKind());
+      const at::Tensor& t = x.toTensor();
+      if (t.dim() == 0) throw std::runtime_error("map_impl maps over a tensor's leading dimension; xs holds a 0-d tensor");
+      if (!rowsOf.empty() && t.size(0) != static_cast<int64_t>(rowsOf.front().size()))
+        throw std::runtime_error("the tensors of xs have leading dimensions " + std::to_string(rowsOf.front().size()) +
+                                 " and " + std::to_string(t.size(0)) + ": map_impl needs one");
+      rowsOf.push_back(t.unbind(0));
+    }
+    const std::size_t rows = rowsOf.empty() ? 0 : rowsOf.front().size();
+    // torch's map_dense has nothing to stack either: it fails on its out_spec
+    if (rows == 0) throw std::runtime_error("map_impl over 0 rows: there is nothing to stack (eager's map fails too)");
+    std::vector<std::vector<at::Tensor>> resultRows;  // by result: its rows
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::vector<c10::IValue> operands;
+      for (const auto& r : rowsOf) operands.emplace_back(r[i]);
+      operands.insert(operands.end(), posArgs.begin(), posArgs.end());
+      std::vector<c10::IValue> results = m_body->run(operands);
+      if (i == 0) resultRows.resize(results.size());
+      if (results.size() != resultRows.size())
+        throw std::runtime_error(m_name + " returned " + std::to_string(results.size()) + " values for row " +
+                                 std::to_string(i) + ", " + std::to_string(resultRows.size()) + " for row 0");
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        if (!results[k].isTensor())
+          throw std::runtime_error(m_name + " returned a " + results[k].tagKind() + ": map_impl stacks tensors");
+        resultRows[k].push_back(results[k].toTensor());
+      }
+    }
+    ValueSummary count;
+    count.kind = "int";
+    count.text = std::to_string(rows);
+    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", count));
+    std::vector<c10::IValue> out;
+    for (const auto& r : resultRows) out.emplace_back(at::stack(r));
+    return out;
+  }
+
+  /// The last row's run of the body.
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ private:
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+};
+
 /// wrap_with_set_grad_enabled(enabled, graph, *operands): the engine runs under InferenceMode,
 /// where no autograd is recorded either way, so the body simply runs.
 class SetGradKernel final : public HigherOrderKernel {
@@ -384,6 +448,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
   try {
     if (t == "cond") return std::make_shared<CondKernel>(p, n, make);
     if (t == "while_loop") return std::make_shared<WhileLoopKernel>(p, n, make);
+    if (t == "map_impl") return std::make_shared<MapKernel>(p, n, make);
     if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
     if (t == "auto_functionalized" || t == "auto_functionalized_v2") {
       const NodeArgument& opArg = input(n, 0);
@@ -400,7 +465,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
     return HigherOrderProblem{DiagnosisClass::RuntimeError, "cannot plan " + t + ": " + e.what()};
   }
   return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
-                            "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, "
+                            "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, "
                             "wrap_with_set_grad_enabled, auto_functionalized and auto_functionalized_v2)"};
 }
 

@@ -305,6 +305,7 @@ class Builder {
       InputSpec s;
       if (inputs) s.kind = (*inputs)[i].kind, s.target = (*inputs)[i].target, s.persistent = (*inputs)[i].persistent;
       s.value = m_placeholders[i];
+      if (s.kind == InputKind::ConstantInput) nameConstantInput(s);
       m_p.inputs.push_back(std::move(s));
     }
     readOutputs(outputs);
@@ -317,6 +318,16 @@ class Builder {
     }
     if (const auto problem = m_p.sizeProblem(); !problem.empty()) fail(problem);
     if (m_moduleTree.valid()) m_treeMade.emplace(m_moduleTree.get()), m_treeMade->into(m_p);
+  }
+
+  /// A constant user input (a str, an int the program was specialised on) holds no value of the
+  /// graph, so its placeholder is named as torch.export.load names it: after the input spec. A
+  /// name a value of the graph has already keeps arg<i>.
+  void nameConstantInput(const InputSpec& s) {
+    if (s.target.empty() || m_byName.find(s.target) != kNone) return;
+    Value& v = m_p.values[static_cast<std::size_t>(s.value)];
+    Node& n = m_p.nodes[static_cast<std::size_t>(v.producer)];
+    v.name = n.name = n.target = s.target;
   }
 
   void apply(TensorMeta m, ValueId id) {
@@ -376,7 +387,8 @@ class Builder {
     return d;
   }
 
-  ValueId newValue(const std::string& name, ValueKind kind, NodeId producer, int index) {
+  /// `findable`: later nodes may name it (a constant input's placeholder holds nothing to name).
+  ValueId newValue(const std::string& name, ValueKind kind, NodeId producer, int index, bool findable = true) {
     Value v;
     v.id = static_cast<ValueId>(m_p.values.size());
     v.name = name;
@@ -384,7 +396,8 @@ class Builder {
     v.producer = producer;
     v.outputIndex = index;
     m_p.values.push_back(std::move(v));
-    if (!m_byName.insert(m_p.values.back().id)) m_namesRepeat = true;
+    if (!findable) m_namesRepeat = true;  // valueNamed's guess by order could find it: find by the index only
+    else if (!m_byName.insert(m_p.values.back().id)) m_namesRepeat = true;
     return m_p.values.back().id;
   }
 
@@ -442,7 +455,7 @@ class Builder {
     if (!ok) fail("graph input " + std::to_string(m_placeholders.size()) + " is malformed");
     if (kind == ValueKind::None) name = "arg" + std::to_string(m_placeholders.size());
     const NodeId node = newNode(Opcode::Placeholder, name, name);
-    const ValueId v = newValue(name, kind, node, 0);
+    const ValueId v = newValue(name, kind, node, 0, kind != ValueKind::None);
     m_p.nodes[node].outputs.push_back(v);
     m_placeholders.push_back(v);
   }
@@ -457,14 +470,15 @@ class Builder {
       else if (kind == "tensor_constant") s.kind = InputKind::TensorConstant, targetKey = "tensor_constant_name";
       else if (kind == "custom_obj") s.kind = InputKind::CustomObj, targetKey = "custom_obj_name";
       else if (kind == "token") s.kind = InputKind::Token;
-      else if (kind == "constant_input") s.kind = InputKind::ConstantInput;
+      else if (kind == "constant_input") s.kind = InputKind::ConstantInput, targetKey = "name";
       else fail("unknown input spec kind '" + std::string(kind) + "'");
       bool named = false;
       fields(v, "an input spec", [&](std::string_view key, od::value x) {
         if (targetKey && key == targetKey) s.target = m_r.string(x, targetKey), named = true;
         else if (key == "persistent" && s.kind == InputKind::Buffer && !x.is_null()) s.persistent = m_r.boolean(x, "persistent");
       });
-      if (targetKey && !named) fail(std::string("an input spec has no ") + targetKey);
+      // a constant input's name came later to the format: without it, the placeholder stays arg<i>
+      if (targetKey && !named && s.kind != InputKind::ConstantInput) fail(std::string("an input spec has no ") + targetKey);
       return true;
     });
     if (!ok) fail("an input spec is malformed");
