@@ -1,6 +1,8 @@
 #include "HigherOrderKernels.h"
 
 #include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
+#include <ATen/native/TypeProperties.h>
 
 #include "IValueSummary.h"
 #include "OperatorLookup.h"
@@ -242,6 +244,318 @@ class MapKernel final : public HigherOrderKernel {
   std::unique_ptr<SubgraphRunner> m_body;
 };
 
+/// The results of running `body` as a function that returns tensors (a combine function).
+std::vector<at::Tensor> tensorsOf(std::vector<c10::IValue> values, const std::string& body) {
+  std::vector<at::Tensor> out;
+  for (auto& v : values) {
+    if (!v.isTensor()) throw std::runtime_error(body + " returned a " + v.tagKind() + ", not a tensor");
+    out.push_back(std::move(v).toTensor());
+  }
+  return out;
+}
+
+std::vector<c10::IValue> asValues(const std::vector<at::Tensor>& tensors) {
+  return std::vector<c10::IValue>(tensors.begin(), tensors.end());
+}
+
+ValueSummary countSummary(std::size_t n) {
+  ValueSummary count;
+  count.kind = "int";
+  count.text = std::to_string(n);
+  return count;
+}
+
+/// scan(combine_fn, init, xs, additional_inputs): combine_fn maps (carry, row i of each xs) to
+/// (next carry, the row's outputs); the results are the last carry and each output stacked over
+/// the rows (torch's generic_scan; over no rows, init and empty outputs of the shape combine_fn
+/// gives a row of zeros).
+class ScanKernel final : public HigherOrderKernel {
+ public:
+  ScanKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+
+  std::string schema() const override {
+    return "scan(GraphModule combine_fn, Tensor[] init, Tensor[] xs, Tensor[] additional_inputs) -> Tensor[]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    const std::vector<c10::IValue> init = operandValues(input(m_node, 1), frame);
+    const std::vector<at::Tensor> xs = tensorsOf(operandValues(input(m_node, 2), frame), "xs");
+    const std::vector<c10::IValue> additional =
+        m_node.inputs.size() > 3 ? operandValues(m_node.inputs[3], frame) : std::vector<c10::IValue>{};
+    rec.arguments = {record("combine_fn", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run on each row")),
+                     record("init", "Tensor[]", ArgSource::Input, "", summarizeList(init)),
+                     record("xs", "Tensor[]", ArgSource::Input, "", summarizeList(asValues(xs))),
+                     record("additional_inputs", "Tensor[]", ArgSource::Input, "", summarizeList(additional))};
+    int64_t rows = 0;
+    for (std::size_t j = 0; j < xs.size(); ++j) {
+      if (xs[j].dim() == 0) throw std::runtime_error("scan runs over a tensor's leading dimension; xs holds a 0-d tensor");
+      if (j > 0 && xs[j].size(0) != rows)
+        throw std::runtime_error("the tensors of xs have " + std::to_string(rows) + " and " + std::to_string(xs[j].size(0)) + " rows");
+      rows = xs[j].size(0);
+    }
+    auto call = [&](const std::vector<c10::IValue>& carry, const std::vector<at::Tensor>& row) {
+      std::vector<c10::IValue> operands = carry;
+      operands.insert(operands.end(), row.begin(), row.end());
+      operands.insert(operands.end(), additional.begin(), additional.end());
+      std::vector<c10::IValue> results = m_body->run(operands);
+      if (results.size() < carry.size())
+        throw std::runtime_error(m_name + " returned " + std::to_string(results.size()) + " values for " +
+                                 std::to_string(carry.size()) + " carried ones");
+      return results;
+    };
+    // row 0 first, as torch does, from copies of the first rows (zeros where there is none)
+    std::vector<at::Tensor> first;
+    for (const at::Tensor& x : xs) first.push_back(rows > 0 ? at::select_copy(x, 0, 0) : at::zeros_like(x.select(0, 0)));
+    std::vector<c10::IValue> results = call(init, first);
+    std::vector<c10::IValue> carry(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(init.size()));
+    std::vector<std::vector<at::Tensor>> outRows(results.size() - init.size());
+    for (std::size_t k = 0; k < outRows.size(); ++k)
+      outRows[k].push_back(tensorsOf({results[init.size() + k]}, m_name).front());
+    if (rows == 0) {
+      std::vector<c10::IValue> out = init;
+      for (const auto& o : outRows) {
+        std::vector<int64_t> sizes{0};
+        for (int64_t d : o.front().sizes()) sizes.push_back(d);
+        out.emplace_back(at::empty(sizes, o.front().options()));
+      }
+      m_rows = 0;
+      rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(0)));
+      return out;
+    }
+    for (int64_t i = 1; i < rows; ++i) {
+      std::vector<at::Tensor> row;
+      for (const at::Tensor& x : xs) row.push_back(x.select(0, i));
+      results = call(carry, row);
+      if (results.size() != init.size() + outRows.size())
+        throw std::runtime_error(m_name + " returned " + std::to_string(results.size()) + " values for row " +
+                                 std::to_string(i) + ", " + std::to_string(init.size() + outRows.size()) + " for row 0");
+      carry.assign(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(init.size()));
+      for (std::size_t k = 0; k < outRows.size(); ++k)
+        outRows[k].push_back(tensorsOf({results[init.size() + k]}, m_name).front());
+    }
+    m_rows = static_cast<std::size_t>(rows);
+    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(m_rows)));
+    std::vector<c10::IValue> out = carry;
+    for (const auto& o : outRows) out.emplace_back(at::stack(o));
+    return out;
+  }
+
+  /// The last row's run of the body.
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ private:
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+  std::size_t m_rows = 0;
+};
+
+/// associative_scan(combine_fn, xs, additional_inputs): an inclusive scan of xs along their leading
+/// dimension with an associative combine_fn, computed as torch's generic_associative_scan does
+/// (pairs of neighbours combined, recursively, then interleaved), so the same additions are made
+/// in the same order and the bits are eager's.
+class AssociativeScanKernel final : public HigherOrderKernel {
+ public:
+  AssociativeScanKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+
+  std::string schema() const override {
+    return "associative_scan(GraphModule combine_fn, Tensor[] xs, Tensor[] additional_inputs) -> Tensor[]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    const std::vector<at::Tensor> xs = tensorsOf(operandValues(input(m_node, 1), frame), "xs");
+    m_additional = m_node.inputs.size() > 2 ? operandValues(m_node.inputs[2], frame) : std::vector<c10::IValue>{};
+    rec.arguments = {record("combine_fn", "GraphModule", ArgSource::Attribute, m_name, graphSummary("combines pairs")),
+                     record("xs", "Tensor[]", ArgSource::Input, "", summarizeList(asValues(xs))),
+                     record("additional_inputs", "Tensor[]", ArgSource::Input, "", summarizeList(m_additional))};
+    for (const at::Tensor& x : xs)
+      if (x.dim() == 0) throw std::runtime_error("associative_scan runs over a tensor's leading dimension; xs holds a 0-d tensor");
+    return asValues(scan(xs));
+  }
+
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ private:
+  std::vector<at::Tensor> combine(const std::vector<at::Tensor>& lhs, const std::vector<at::Tensor>& rhs) {
+    std::vector<c10::IValue> operands = asValues(lhs);
+    for (const at::Tensor& t : rhs) operands.emplace_back(t);
+    operands.insert(operands.end(), m_additional.begin(), m_additional.end());
+    std::vector<at::Tensor> out = tensorsOf(m_body->run(operands), m_name);
+    if (out.size() != lhs.size())
+      throw std::runtime_error(m_name + " returned " + std::to_string(out.size()) + " values for " + std::to_string(lhs.size()));
+    return out;
+  }
+
+  static std::vector<at::Tensor> sliced(const std::vector<at::Tensor>& elems, int64_t start, std::optional<int64_t> end,
+                                        int64_t step) {
+    std::vector<at::Tensor> out;
+    for (const at::Tensor& e : elems) out.push_back(at::slice(e, 0, start, end, step));
+    return out;
+  }
+
+  /// torch's _interleave along dim 0: a0 b0 a1 b1 ..., `a` one longer than `b` or as long.
+  static at::Tensor interleave(const at::Tensor& a, at::Tensor b) {
+    const bool truncated = a.size(0) == b.size(0) + 1;
+    if (truncated) {
+      std::vector<int64_t> pad(static_cast<std::size_t>(2 * b.dim()), 0);
+      pad[pad.size() - 1] = 1;  // one more row after the end of dim 0
+      b = at::constant_pad_nd(b, pad, 0);
+    }
+    at::Tensor out = at::flatten(at::stack({a, b}, 1), 0, 1);
+    return truncated ? at::slice(out, 0, 0, b.size(0) + a.size(0) - 1) : out;
+  }
+
+  std::vector<at::Tensor> scan(const std::vector<at::Tensor>& elems) {
+    const int64_t n = elems.front().size(0);
+    if (n < 2) return elems;
+    const std::vector<at::Tensor> odd = scan(combine(sliced(elems, 0, -1, 2), sliced(elems, 1, std::nullopt, 2)));
+    std::vector<at::Tensor> even = n % 2 == 0 ? combine(sliced(odd, 0, -1, 1), sliced(elems, 2, std::nullopt, 2))
+                                              : combine(odd, sliced(elems, 2, std::nullopt, 2));
+    for (std::size_t k = 0; k < even.size(); ++k) {
+      const at::Tensor head = at::slice(elems[k], 0, 0, 1);
+      if (even[k].numel() > 0 && elems[k].size(0) > 0) even[k] = at::cat({head, even[k]}, 0);
+      else if (even[k].numel() == 0) even[k] = head;
+    }
+    std::vector<at::Tensor> out;
+    for (std::size_t k = 0; k < even.size(); ++k) out.push_back(interleave(even[k], odd[k]));
+    return out;
+  }
+
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+  std::vector<c10::IValue> m_additional;
+};
+
+/// wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands): the body runs
+/// under autocast as `with torch.autocast(...)` runs it: the same state set on entry (enabled, the
+/// fast dtype, the cache), the nesting counted, the cast cache dropped when the outermost region
+/// ends, and everything put back after, also when the body fails.
+class AutocastKernel final : public HigherOrderKernel {
+ public:
+  AutocastKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 4)).name), m_body(make(subgraphOf(p, input(n, 4)))) {
+    if (const auto* d = input(n, 0).arg.as<arg::String>()) m_device = c10::Device(d->value).type();
+    else if (!input(n, 0).arg.is<arg::None>()) throw std::runtime_error("wrap_with_autocast's device_type is not a string");
+    if (const auto* t = input(n, 1).arg.as<arg::ScalarType>()) {
+      const auto dtype = dtypeFromSerialized(t->code);
+      if (!dtype) throw std::runtime_error("wrap_with_autocast names an unknown dtype " + std::to_string(t->code));
+      m_dtype = static_cast<c10::ScalarType>(*dtype);
+    }
+    if (const auto* b = input(n, 2).arg.as<arg::Bool>()) m_enabled = b->value;
+    if (const auto* b = input(n, 3).arg.as<arg::Bool>()) m_cacheEnabled = b->value;
+  }
+
+  std::string schema() const override {
+    return "wrap_with_autocast(str? device_type, ScalarType? dtype, bool enabled, bool? cache_enabled, GraphModule body, *operands)";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    std::vector<c10::IValue> operands;
+    for (std::size_t i = 5; i < m_node.inputs.size(); ++i)
+      for (auto& v : operandValues(m_node.inputs[i], frame)) operands.push_back(std::move(v));
+    ValueSummary region;
+    region.kind = "autocast";
+    region.text = std::string(c10::DeviceTypeName(m_device, true)) + ", " +
+                  (m_dtype ? c10::toString(*m_dtype) : "the device's default") + (m_enabled ? "" : ", disabled");
+    rec.arguments = {record("autocast", "autocast", ArgSource::Attribute, "given", region),
+                     record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run under autocast")),
+                     record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
+    Region entered(m_device, m_enabled, m_dtype.value_or(at::autocast::get_autocast_dtype(m_device)),
+                   m_cacheEnabled.value_or(at::autocast::is_autocast_cache_enabled()));
+    return m_body->run(operands);
+  }
+
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ private:
+  /// torch.autocast's __enter__ and __exit__.
+  class Region {
+   public:
+    Region(c10::DeviceType device, bool enabled, c10::ScalarType dtype, bool cache)
+        : m_device(device), m_wasEnabled(at::autocast::is_autocast_enabled(device)),
+          m_wasDtype(at::autocast::get_autocast_dtype(device)), m_wasCache(at::autocast::is_autocast_cache_enabled()) {
+      at::autocast::set_autocast_enabled(device, enabled);
+      at::autocast::set_autocast_dtype(device, dtype);
+      at::autocast::increment_nesting();
+      at::autocast::set_autocast_cache_enabled(cache);
+    }
+    ~Region() {
+      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+      at::autocast::set_autocast_enabled(m_device, m_wasEnabled);
+      at::autocast::set_autocast_dtype(m_device, m_wasDtype);
+      at::autocast::set_autocast_cache_enabled(m_wasCache);
+    }
+    Region(const Region&) = delete;
+    Region& operator=(const Region&) = delete;
+
+   private:
+    c10::DeviceType m_device;
+    bool m_wasEnabled;
+    c10::ScalarType m_wasDtype;
+    bool m_wasCache;
+  };
+
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+  c10::DeviceType m_device = c10::DeviceType::CPU;
+  std::optional<c10::ScalarType> m_dtype;
+  bool m_enabled = true;
+  std::optional<bool> m_cacheEnabled;
+};
+
+/// out_dtype(op, dtype, *args): the op computed in `dtype` (an int8 matmul accumulated in int32):
+/// the arguments cast to the dtype they promote to with a tensor of `dtype`, the op called, its
+/// result cast to `dtype` (torch's out_dtype_fallback; its int_mm path is for CUDA only).
+class OutDtypeKernel final : public HigherOrderKernel {
+ public:
+  OutDtypeKernel(const Node& n, c10::OperatorHandle op, c10::ScalarType dtype) : m_node(n), m_op(std::move(op)), m_dtype(dtype) {}
+
+  std::string schema() const override {
+    return "out_dtype(OpOverload op, ScalarType output_dtype, *args) -> Tensor  [" + toString(m_op.schema()) + "]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    std::vector<c10::IValue> args;
+    for (std::size_t i = 2; i < m_node.inputs.size(); ++i)
+      for (auto& v : operandValues(m_node.inputs[i], frame)) args.push_back(std::move(v));
+    at::native::ResultTypeState state;
+    for (const c10::IValue& a : args)
+      if (a.isTensor()) state = at::native::update_result_type_state(a.toTensor(), state);
+    state = at::native::update_result_type_state(at::ones({1}, at::TensorOptions().dtype(m_dtype)), state);
+    const c10::ScalarType promoted = at::native::result_type(state);
+    ValueSummary dtype;
+    dtype.kind = "ScalarType";
+    dtype.text = c10::toString(m_dtype);
+    rec.arguments = {record("op", "OpOverload", ArgSource::Attribute, "given", graphSummary(m_op.schema().name())),
+                     record("output_dtype", "ScalarType", ArgSource::Attribute, "given", dtype),
+                     record("args", "Any[]", ArgSource::Input, "", summarizeList(args))};
+    const auto& schema = m_op.schema();
+    if (args.size() > schema.arguments().size())
+      throw std::runtime_error(schema.name() + " takes " + std::to_string(schema.arguments().size()) + " arguments, out_dtype gave " +
+                               std::to_string(args.size()));
+    torch::jit::Stack stack;
+    for (const c10::IValue& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().to(promoted)) : a);
+    for (std::size_t i = args.size(); i < schema.arguments().size(); ++i) {
+      const auto& d = schema.arguments()[i].default_value();
+      if (!d) throw std::runtime_error(schema.name() + "'s argument '" + schema.arguments()[i].name() + "' was not given");
+      stack.push_back(*d);
+    }
+    m_op.callBoxed(stack);
+    if (stack.size() != 1 || !stack.front().isTensor())
+      throw std::runtime_error(schema.name() + " returned no single tensor: out_dtype casts one");
+    return {stack.front().toTensor().to(m_dtype)};
+  }
+
+ private:
+  const Node& m_node;
+  c10::OperatorHandle m_op;
+  c10::ScalarType m_dtype;
+};
+
 /// wrap_with_set_grad_enabled(enabled, graph, *operands): the engine runs under InferenceMode,
 /// where no autograd is recorded either way, so the body simply runs.
 class SetGradKernel final : public HigherOrderKernel {
@@ -449,6 +763,21 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
     if (t == "cond") return std::make_shared<CondKernel>(p, n, make);
     if (t == "while_loop") return std::make_shared<WhileLoopKernel>(p, n, make);
     if (t == "map_impl") return std::make_shared<MapKernel>(p, n, make);
+    if (t == "scan") return std::make_shared<ScanKernel>(p, n, make);
+    if (t == "associative_scan") return std::make_shared<AssociativeScanKernel>(p, n, make);
+    if (t == "wrap_with_autocast") return std::make_shared<AutocastKernel>(p, n, make);
+    if (t == "out_dtype") {
+      const auto* wrapped = input(n, 0).arg.as<arg::Operator>();
+      const auto* dtype = input(n, 1).arg.as<arg::ScalarType>();
+      if (!wrapped || !dtype) throw std::runtime_error("out_dtype takes an operator and a dtype first");
+      auto op = findOperator(wrapped->name);
+      if (!op)
+        return HigherOrderProblem{DiagnosisClass::OpNotFound, "out_dtype wraps " + qualifiedOperatorName(wrapped->name) +
+                                                                  ", which the dispatcher does not hold"};
+      const auto d = dtypeFromSerialized(dtype->code);
+      if (!d) throw std::runtime_error("out_dtype names an unknown dtype " + std::to_string(dtype->code));
+      return std::make_shared<OutDtypeKernel>(n, *op, static_cast<c10::ScalarType>(*d));
+    }
     if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
     if (t == "auto_functionalized" || t == "auto_functionalized_v2") {
       const NodeArgument& opArg = input(n, 0);
@@ -465,8 +794,9 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
     return HigherOrderProblem{DiagnosisClass::RuntimeError, "cannot plan " + t + ": " + e.what()};
   }
   return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
-                            "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, "
-                            "wrap_with_set_grad_enabled, auto_functionalized and auto_functionalized_v2)"};
+                            "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, scan, "
+                            "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, out_dtype, "
+                            "auto_functionalized and auto_functionalized_v2)"};
 }
 
 }  // namespace torchir

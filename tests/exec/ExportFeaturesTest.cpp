@@ -1,6 +1,8 @@
-// torch's own catalogue of export features (ExportDB), as the test environment's torch writes it
-// (tests/fixtures/make_exportdb.py): each example's FX table against torch.export.load's, and its
-// run against ep.module()'s outputs at one thread, bit for bit.
+// What torch.export writes, as the test environment's torch writes it: torch's own catalogue of
+// export features (ExportDB, tests/fixtures/make_exportdb.py) and programs beyond it (sizes known
+// only at run time, scan, map, autocast regions: make_reach.py). Each program's FX table against
+// torch.export.load's, and its run against ep.module()'s outputs at one thread, bit for bit, on the
+// example's inputs and on others that give other sizes (an empty mask, one row, the largest batch).
 #include <QtTest>
 #include <cstring>
 #include <map>
@@ -14,21 +16,35 @@ using namespace torchir::test;
 
 namespace {
 
-std::string exampleFile(const std::string& name, const std::string& suffix) {
-  return fixturesDir() + "/exportdb/" + name + "/" + name + suffix;
+/// The families of programs, each a folder of the fixtures with a manifest.json.
+constexpr const char* kFamilies[] = {"exportdb", "reach"};
+
+std::string programFile(const QString& family, const std::string& name, const std::string& suffix) {
+  return fixturesDir() + "/" + family.toStdString() + "/" + name + "/" + name + suffix;
 }
 
-void addExampleRows() {
+/// One row per program, or per program and input (the example's, then each variant's).
+void addProgramRows(bool perInput) {
+  QTest::addColumn<QString>("family");
   QTest::addColumn<QString>("name");
+  QTest::addColumn<QString>("variant");      // empty: the example's inputs
   QTest::addColumn<QString>("notExported");  // torch's error, empty when it exported
   QTest::addColumn<bool>("tensorInputs");
   QTest::addColumn<QString>("eagerError");
-  const auto manifest = readJson(fixturesDir() + "/exportdb/manifest.json");
-  for (const auto& e : manifest.at("examples")) {
-    const std::string name = e.at("name");
-    QTest::newRow(name.c_str()) << QString::fromStdString(name) << QString::fromStdString(e.value("error", ""))
-                                << e.at("tensor_inputs").get<bool>()
-                                << QString::fromStdString(e.value("eager_error", ""));
+  for (const char* family : kFamilies) {
+    const auto manifest = readJson(fixturesDir() + "/" + family + "/manifest.json");
+    for (const auto& e : manifest.at("examples")) {
+      const std::string name = e.at("name");
+      std::vector<std::string> variants{""};
+      if (perInput)
+        for (const auto& v : e.value("variants", nlohmann::json::array())) variants.push_back(v.get<std::string>());
+      for (const std::string& variant : variants) {
+        const std::string row = std::string(family) + "/" + name + (variant.empty() ? "" : "." + variant);
+        QTest::newRow(row.c_str()) << QString(family) << QString::fromStdString(name) << QString::fromStdString(variant)
+                                   << QString::fromStdString(e.value("error", "")) << e.at("tensor_inputs").get<bool>()
+                                   << QString::fromStdString(e.value("eager_error", ""));
+      }
+    }
   }
 }
 
@@ -48,46 +64,49 @@ TensorData int64Scalar(int64_t value) {
 
 }  // namespace
 
-class ExportDbTest : public QObject {
+class ExportFeaturesTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void initTestCase() { atenBackend().setThreads(1); }
 
-  void tableIsTorchs_data() { addExampleRows(); }
+  void tableIsTorchs_data() { addProgramRows(false); }
   void tableIsTorchs() {
+    QFETCH(QString, family);
     QFETCH(QString, name);
     QFETCH(QString, notExported);
     if (!notExported.isEmpty()) QSKIP(qPrintable("torch does not export it: " + notExported));
     const std::string n = name.toStdString();
     std::string mismatch;
     try {
-      mismatch = fxTableMismatchWith(loadProgram(exampleFile(n, ".pt2")), exampleFile(n, ".table.json"));
+      mismatch = fxTableMismatchWith(loadProgram(programFile(family, n, ".pt2")), programFile(family, n, ".table.json"));
     } catch (const std::exception& e) {
       mismatch = std::string("not loaded: ") + e.what();
     }
     QVERIFY2(mismatch.empty(), mismatch.c_str());
   }
 
-  void runIsEagers_data() { addExampleRows(); }
+  void runIsEagers_data() { addProgramRows(true); }
   void runIsEagers() {
+    QFETCH(QString, family);
     QFETCH(QString, name);
+    QFETCH(QString, variant);
     QFETCH(QString, notExported);
     QFETCH(bool, tensorInputs);
     QFETCH(QString, eagerError);
     if (!notExported.isEmpty()) QSKIP(qPrintable("torch does not export it: " + notExported));
     if (!tensorInputs) QSKIP("a user input is not a tensor: no inputs file holds it yet");
     if (!eagerError.isEmpty()) QSKIP(qPrintable("ep.module() fails on the example itself: " + eagerError));
-    const std::string n = name.toStdString();
+    const std::string n = name.toStdString(), inputs = variant.isEmpty() ? "" : "." + variant.toStdString();
     std::string problem;
     try {
-      const Program program = loadProgram(exampleFile(n, ".pt2"));
+      const Program program = loadProgram(programFile(family, n, ".pt2"));
       auto session = atenBackend().createSession(program);
-      if (const Diagnosis in = session->setInputs(inputsOf(exampleFile(n, ".inputs.safetensors"))); !in.ok())
+      if (const Diagnosis in = session->setInputs(inputsOf(programFile(family, n, inputs + ".inputs.safetensors"))); !in.ok())
         problem = "inputs refused: " + in.message;
       else if (const StepOutcome end = session->run(); end.reason != StopReason::Finished)
         problem = "stopped at node '" + end.diagnosis.nodeName + "': " + end.diagnosis.message;
       else
-        problem = outputsMismatch(*session, exampleFile(n, ".outputs.safetensors"));
+        problem = outputsMismatch(*session, programFile(family, n, inputs + ".outputs.safetensors"));
     } catch (const std::exception& e) {
       problem = std::string("not run: ") + e.what();
     }
@@ -98,11 +117,12 @@ class ExportDbTest : public QObject {
   // x.item() <= 5) is a diagnosis at its node: the expression in torch's words, and the value the
   // test was made of with the node that made it.
   void aRuntimeAssertionThatFailsIsADiagnosis() {
+    const QString db = QStringLiteral("exportdb");
     const std::string n = "constrain_as_value_example";
-    if (!QFileInfo::exists(QString::fromStdString(exampleFile(n, ".pt2")))) QSKIP("this torch's ExportDB lacks it");
-    const Program program = loadProgram(exampleFile(n, ".pt2"));
+    if (!QFileInfo::exists(QString::fromStdString(programFile(db, n, ".pt2")))) QSKIP("this torch's ExportDB lacks it");
+    const Program program = loadProgram(programFile(db, n, ".pt2"));
     auto session = atenBackend().createSession(program);
-    auto inputs = inputsOf(exampleFile(n, ".inputs.safetensors"));
+    auto inputs = inputsOf(programFile(db, n, ".inputs.safetensors"));
     QVERIFY(!inputs.empty());
     inputs[0] = int64Scalar(10);
     QVERIFY(session->setInputs(inputs).ok());
@@ -115,5 +135,5 @@ class ExportDbTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ExportDbTest)
-#include "ExportDbTest.moc"
+QTEST_GUILESS_MAIN(ExportFeaturesTest)
+#include "ExportFeaturesTest.moc"
