@@ -556,6 +556,34 @@ class OutDtypeKernel final : public HigherOrderKernel {
   c10::ScalarType m_dtype;
 };
 
+/// hints_wrapper(body, args, kwargs, hints=...): hints for a compiler around a body that simply
+/// runs on args (a body taking keyword arguments is refused: export passes none).
+class HintsWrapperKernel final : public HigherOrderKernel {
+ public:
+  HintsWrapperKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
+      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {
+    if (n.inputs.size() > 2 && !n.inputs[2].keyword)
+      if (const auto* kwargs = n.inputs[2].arg.as<arg::StringToArgument>(); kwargs && !kwargs->entries.empty())
+        throw std::runtime_error("hints_wrapper passes keyword arguments to its body; torchir passes positional ones");
+  }
+
+  std::string schema() const override { return "hints_wrapper(GraphModule body, Tensor[] args, Dict kwargs, *, Dict hints)"; }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    const std::vector<c10::IValue> args = operandValues(input(m_node, 1), frame);
+    rec.arguments = {record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run")),
+                     record("args", "Tensor[]", ArgSource::Input, "", summarizeList(args))};
+    return m_body->run(args);
+  }
+
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ private:
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+};
+
 /// wrap_with_set_grad_enabled(enabled, graph, *operands): the engine runs under InferenceMode,
 /// where no autograd is recorded either way, so the body simply runs.
 class SetGradKernel final : public HigherOrderKernel {
@@ -764,6 +792,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
     if (t == "while_loop") return std::make_shared<WhileLoopKernel>(p, n, make);
     if (t == "map_impl") return std::make_shared<MapKernel>(p, n, make);
     if (t == "scan") return std::make_shared<ScanKernel>(p, n, make);
+    if (t == "hints_wrapper") return std::make_shared<HintsWrapperKernel>(p, n, make);
     if (t == "associative_scan") return std::make_shared<AssociativeScanKernel>(p, n, make);
     if (t == "wrap_with_autocast") return std::make_shared<AutocastKernel>(p, n, make);
     if (t == "out_dtype") {
@@ -795,7 +824,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
   }
   return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
                             "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, scan, "
-                            "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, out_dtype, "
+                            "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, hints_wrapper, out_dtype, "
                             "auto_functionalized and auto_functionalized_v2)"};
 }
 
