@@ -1,5 +1,7 @@
 #include "BoxLabels.h"
 
+#include <map>
+
 #include "program/QuantOps.h"
 
 namespace torchir::layout {
@@ -44,7 +46,46 @@ std::string weightName(const std::string& key) {
   return last;
 }
 
+/// An operand of a symbolic op as it reads: the value's name (the node that holds it), or the
+/// number written in the call.
+std::string operandText(const Program& p, const NodeArgument& a) {
+  if (!a.values.empty()) return p.value(a.values.front()).name;
+  if (const auto* i = a.arg.as<arg::Int>()) return std::to_string(i->value);
+  if (const auto* b = a.arg.as<arg::Bool>()) return b->value ? "True" : "False";
+  if (const auto* f = a.arg.as<arg::Float>()) {
+    std::string t = std::to_string(f->value);
+    while (t.size() > 1 && t.back() == '0' && t[t.size() - 2] != '.') t.pop_back();
+    return t;
+  }
+  if (const auto* si = a.arg.as<arg::SymInt>()) return std::to_string(si->sym.constant);
+  if (const auto* sb = a.arg.as<arg::SymBool>()) return sb->sym.constant ? "True" : "False";
+  return "?";
+}
+
 }  // namespace
+
+std::string symbolicExpression(const Program& p, const Node& n) {
+  static const std::map<std::string, std::string> infix = {
+      {"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"truediv", "/"}, {"floordiv", "//"}, {"mod", "%"}, {"pow", "**"},
+      {"lshift", "<<"}, {"rshift", ">>"}, {"and_", "&"}, {"or_", "|"}, {"xor", "^"}, {"eq", "=="}, {"ne", "!="},
+      {"lt", "<"}, {"le", "<="}, {"gt", ">"}, {"ge", ">="}};
+  static const std::map<std::string, std::string> prefix = {{"neg", "-"}, {"pos", "+"}, {"not_", "not "}, {"sym_not", "not "}};
+  // targets as the FX table shows them: `<built-in function le>` (Python's operator and math),
+  // `torch.sym_max`
+  static const std::string builtin = "<built-in function ", torchSym = "torch.sym_";
+  std::string op;
+  if (n.target.rfind(builtin, 0) == 0 && n.target.back() == '>') op = n.target.substr(builtin.size(), n.target.size() - builtin.size() - 1);
+  else if (n.target.rfind(torchSym, 0) == 0) op = n.target.substr(6);
+  if (op.empty() || op == "getitem" || n.opcode != Opcode::CallFunction) return "";
+  std::vector<std::string> operands;
+  for (const NodeArgument& a : n.inputs) operands.push_back(operandText(p, a));
+  if (const auto it = infix.find(op); it != infix.end() && operands.size() == 2)
+    return operands[0] + " " + it->second + " " + operands[1];
+  if (const auto it = prefix.find(op); it != prefix.end() && operands.size() == 1) return it->second + operands[0];
+  std::string call = op + "(";
+  for (std::size_t i = 0; i < operands.size(); ++i) call += (i ? ", " : "") + operands[i];
+  return call + ")";
+}
 
 std::string quantizedEdgeLabel(const Program& p, NodeId quantize) {
   const Node& q = p.node(quantize);
@@ -75,7 +116,8 @@ std::string valueText(const Value& v) {
 std::vector<std::string> opLabel(const ViewGraph& g, NodeId n) {
   const Program& p = g.program();
   const Node& node = p.node(n);
-  std::vector<std::string> lines{shortOpName(node.target)};
+  const std::string expression = symbolicExpression(p, node);
+  std::vector<std::string> lines{expression.empty() ? shortOpName(node.target) : expression};
   if (const int m = g.inlinedModule(n); m >= 0) lines[0] = lastDotted(p.modules[static_cast<std::size_t>(m)].path) + ": " + lines[0];
   // One line per output; multi-output ops number them as their edges are labelled.
   for (std::size_t i = 0; i < node.outputs.size(); ++i) {

@@ -10,6 +10,9 @@ namespace torchir::layout {
 
 /// `aten.conv2d.default` -> `conv2d`, `aten.add.Tensor` -> `add.Tensor`.
 std::string shortOpName(const std::string& target);
+/// A SymInt, SymFloat or SymBool operation as people write it, with the graph's own names:
+/// `item <= 5`, `-sym_size_int`, `sym_max(a, 2)`; empty for any other node.
+std::string symbolicExpression(const Program& p, const Node& n);
 /// `1x64x56x56 f32`, `s0x8 f32`, `scalar i64`, `SymInt`.
 std::string valueText(const Value& v);
 

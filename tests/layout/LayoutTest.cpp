@@ -203,6 +203,21 @@ class LayoutTest : public QObject {
     QCOMPARE(layoutToJson(*again.layout(FoldState::all(p))).dump(), layoutToJson(*all).dump());
   }
 
+  // A symbolic op's box reads as people write it, with the graph's own names (dynamic_reshape:
+  // `sym_size_int_1 * 2` where the table says `<built-in function mul>`); other ops keep their name.
+  void symbolicOpsReadAsWritten() {
+    const Program p = loadProgram(test::fixturePath("dynamic_reshape", ".pt2"));
+    std::set<std::string> expressions;
+    for (const Node& n : p.nodes) {
+      const std::string e = symbolicExpression(p, n);
+      QCOMPARE(e.empty(), n.target.rfind("<built-in function", 0) != 0 || n.target == "<built-in function getitem>");
+      if (!e.empty()) expressions.insert(e);
+    }
+    QVERIFY(expressions.count("sym_size_int_1 * 2"));
+    QVERIFY(expressions.count("sym_size_int_1 // 2"));
+    QVERIFY(expressions.count("floordiv + 1"));
+  }
+
   // Quantized programs (pt2e, torchao): folded quantization routes values through `unfold`, and
   // unfolded it draws every quantize node; both views' levels are the flat edges routed.
   void quantizedLevelsRouteTheFlatEdges_data() {
