@@ -304,9 +304,14 @@ class ScanKernel final : public HigherOrderKernel {
                                  std::to_string(carry.size()) + " carried ones");
       return results;
     };
-    // row 0 first, as torch does, from copies of the first rows (zeros where there is none)
+    if (xs.empty()) {  // nothing to scan: torch gives init back without calling combine_fn
+      rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(0)));
+      return init;
+    }
+    // row 0 first, as torch does, from copies of the first rows (zeros of a row's shape where
+    // there is none: first_slice_copy)
     std::vector<at::Tensor> first;
-    for (const at::Tensor& x : xs) first.push_back(rows > 0 ? at::select_copy(x, 0, 0) : at::zeros_like(x.select(0, 0)));
+    for (const at::Tensor& x : xs) first.push_back(rows > 0 ? at::select_copy(x, 0, 0) : at::zeros(x.sizes().slice(1), x.options()));
     std::vector<c10::IValue> results = call(init, first);
     std::vector<c10::IValue> carry(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(init.size()));
     std::vector<std::vector<at::Tensor>> outRows(results.size() - init.size());
@@ -370,8 +375,13 @@ class AssociativeScanKernel final : public HigherOrderKernel {
     rec.arguments = {record("combine_fn", "GraphModule", ArgSource::Attribute, m_name, graphSummary("combines pairs")),
                      record("xs", "Tensor[]", ArgSource::Input, "", summarizeList(asValues(xs))),
                      record("additional_inputs", "Tensor[]", ArgSource::Input, "", summarizeList(m_additional))};
-    for (const at::Tensor& x : xs)
+    if (xs.empty()) throw std::runtime_error("associative_scan was given no tensors to scan");
+    for (const at::Tensor& x : xs) {
       if (x.dim() == 0) throw std::runtime_error("associative_scan runs over a tensor's leading dimension; xs holds a 0-d tensor");
+      if (x.size(0) != xs.front().size(0))
+        throw std::runtime_error("the tensors of xs have " + std::to_string(xs.front().size(0)) + " and " +
+                                 std::to_string(x.size(0)) + " rows: associative_scan needs one");
+    }
     return asValues(scan(xs));
   }
 
@@ -446,6 +456,9 @@ class AutocastKernel final : public HigherOrderKernel {
     }
     if (const auto* b = input(n, 2).arg.as<arg::Bool>()) m_enabled = b->value;
     if (const auto* b = input(n, 3).arg.as<arg::Bool>()) m_cacheEnabled = b->value;
+    // torch.autocast turns itself off (with a warning) for a CPU region of another dtype
+    if (m_device == c10::DeviceType::CPU && m_dtype && *m_dtype != c10::kBFloat16 && *m_dtype != c10::kHalf)
+      m_enabled = false;
   }
 
   std::string schema() const override {
@@ -512,48 +525,55 @@ class AutocastKernel final : public HigherOrderKernel {
 /// result cast to `dtype` (torch's out_dtype_fallback; its int_mm path is for CUDA only).
 class OutDtypeKernel final : public HigherOrderKernel {
  public:
-  OutDtypeKernel(const Node& n, c10::OperatorHandle op, c10::ScalarType dtype) : m_node(n), m_op(std::move(op)), m_dtype(dtype) {}
+  OutDtypeKernel(const Program& p, const Node& n, c10::OperatorHandle op, c10::ScalarType dtype)
+      : m_op(std::move(op)), m_dtype(dtype) {
+    // the op's arguments follow the op and the dtype, positionally: named by its schema and
+    // planned as any call of it (lists, numbers and defaults converted by the schema's types)
+    const auto& schema = m_op.schema();
+    if (n.inputs.size() - 2 > schema.arguments().size())
+      throw std::runtime_error(schema.name() + " takes " + std::to_string(schema.arguments().size()) +
+                               " arguments, out_dtype gives " + std::to_string(n.inputs.size() - 2));
+    for (std::size_t i = 2; i < n.inputs.size(); ++i) {
+      NodeArgument a = n.inputs[i];
+      if (!a.keyword) a.name = schema.arguments()[i - 2].name();
+      m_call.inputs.push_back(std::move(a));
+    }
+    m_call.target = n.target;
+    m_call.name = n.name;
+    m_plan = planCall(p, m_call, schema);
+  }
 
   std::string schema() const override {
     return "out_dtype(OpOverload op, ScalarType output_dtype, *args) -> Tensor  [" + toString(m_op.schema()) + "]";
   }
 
   std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
-    std::vector<c10::IValue> args;
-    for (std::size_t i = 2; i < m_node.inputs.size(); ++i)
-      for (auto& v : operandValues(m_node.inputs[i], frame)) args.push_back(std::move(v));
+    torch::jit::Stack stack;
+    pushArguments(m_plan, frame, stack);
     at::native::ResultTypeState state;
-    for (const c10::IValue& a : args)
+    for (const c10::IValue& a : stack)
       if (a.isTensor()) state = at::native::update_result_type_state(a.toTensor(), state);
     state = at::native::update_result_type_state(at::ones({1}, at::TensorOptions().dtype(m_dtype)), state);
     const c10::ScalarType promoted = at::native::result_type(state);
+    for (c10::IValue& a : stack)
+      if (a.isTensor()) a = a.toTensor().to(promoted);
+    rec.arguments = m_plan.records;
+    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
     ValueSummary dtype;
     dtype.kind = "ScalarType";
     dtype.text = c10::toString(m_dtype);
-    rec.arguments = {record("op", "OpOverload", ArgSource::Attribute, "given", graphSummary(m_op.schema().name())),
-                     record("output_dtype", "ScalarType", ArgSource::Attribute, "given", dtype),
-                     record("args", "Any[]", ArgSource::Input, "", summarizeList(args))};
-    const auto& schema = m_op.schema();
-    if (args.size() > schema.arguments().size())
-      throw std::runtime_error(schema.name() + " takes " + std::to_string(schema.arguments().size()) + " arguments, out_dtype gave " +
-                               std::to_string(args.size()));
-    torch::jit::Stack stack;
-    for (const c10::IValue& a : args) stack.push_back(a.isTensor() ? c10::IValue(a.toTensor().to(promoted)) : a);
-    for (std::size_t i = args.size(); i < schema.arguments().size(); ++i) {
-      const auto& d = schema.arguments()[i].default_value();
-      if (!d) throw std::runtime_error(schema.name() + "'s argument '" + schema.arguments()[i].name() + "' was not given");
-      stack.push_back(*d);
-    }
+    rec.arguments.push_back(record("output_dtype", "ScalarType", ArgSource::Attribute, "given", dtype));
     m_op.callBoxed(stack);
     if (stack.size() != 1 || !stack.front().isTensor())
-      throw std::runtime_error(schema.name() + " returned no single tensor: out_dtype casts one");
+      throw std::runtime_error(m_op.schema().name() + " returned no single tensor: out_dtype casts one");
     return {stack.front().toTensor().to(m_dtype)};
   }
 
  private:
-  const Node& m_node;
   c10::OperatorHandle m_op;
   c10::ScalarType m_dtype;
+  Node m_call;  // the op's call as a plain node: the plan points into its arguments
+  CallPlan m_plan;
 };
 
 /// hints_wrapper(body, args, kwargs, hints=...): hints for a compiler around a body that simply
@@ -805,7 +825,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
                                                                   ", which the dispatcher does not hold"};
       const auto d = dtypeFromSerialized(dtype->code);
       if (!d) throw std::runtime_error("out_dtype names an unknown dtype " + std::to_string(dtype->code));
-      return std::make_shared<OutDtypeKernel>(n, *op, static_cast<c10::ScalarType>(*d));
+      return std::make_shared<OutDtypeKernel>(p, n, *op, static_cast<c10::ScalarType>(*d));
     }
     if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
     if (t == "auto_functionalized" || t == "auto_functionalized_v2") {

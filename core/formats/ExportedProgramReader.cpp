@@ -321,13 +321,14 @@ class Builder {
   }
 
   /// A constant user input (a str, an int the program was specialised on) holds no value of the
-  /// graph, so its placeholder is named as torch.export.load names it: after the input spec. A
-  /// name a value of the graph has already keeps arg<i>.
+  /// graph, so its placeholder is named as torch.export.load names it: after the input spec, made
+  /// unique as FX makes a node's name (two specs of one name, a name a later node takes). A name a
+  /// value of the graph has already keeps arg<i>.
   void nameConstantInput(const InputSpec& s) {
     if (s.target.empty() || m_byName.find(s.target) != kNone) return;
     Value& v = m_p.values[static_cast<std::size_t>(s.value)];
     Node& n = m_p.nodes[static_cast<std::size_t>(v.producer)];
-    v.name = n.name = n.target = s.target;
+    v.name = n.name = n.target = m_names.take(s.target);
   }
 
   void apply(TensorMeta m, ValueId id) {

@@ -13,6 +13,7 @@ namespace torchir::ui {
 ArgumentsDock::ArgumentsDock(const StudioContext& studio, ArgumentsPanel* panel)
     : QObject(&studio.window), m_session(&studio.session), m_panel(panel) {
   connect(&studio.selection, &Selection::changed, this, &ArgumentsDock::showNode);
+  connect(&studio.selection, &Selection::shownAgain, this, &ArgumentsDock::showNode);
 }
 
 void ArgumentsDock::setProgram(LoadedProgramPtr program) {

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -111,9 +112,11 @@ void EditCallDialog::tryPatches(const std::vector<torchir::ArgumentPatch>& patch
     const bool replays = job.debugger().replayPending();
     const torchir::PatchTrial trial = job.debugger().tryPatches(node, patches, job.observer(show));
     if (replays) job.reply([show, report = job.report()] { show(report); });
-    job.reply(this, [this, trial] {
-      if (!m_argumentsShown) showArguments(trial.arguments);
-      showTrial(trial);
+    // the session is the context: the dialog may close (and be deleted) while the trial runs
+    job.reply([dialog = QPointer<EditCallDialog>(this), trial] {
+      if (!dialog) return;
+      if (!dialog->m_argumentsShown) dialog->showArguments(trial.arguments);
+      dialog->showTrial(trial);
     });
   });
 }

@@ -18,6 +18,7 @@ TensorDock::TensorDock(const StudioContext& studio, ArgumentsPanel* arguments, T
     : QObject(&studio.window), m_session(&studio.session), m_selection(&studio.selection), m_viewer(viewer), m_dock(dock) {
   connect(arguments, &ArgumentsPanel::tensorRequested, this, &TensorDock::requestValue);
   connect(&studio.selection, &Selection::changed, this, &TensorDock::followSelection);
+  connect(&studio.selection, &Selection::shownAgain, this, &TensorDock::followSelection);
   // a stop's report brings what the dock will show, while the dock is on screen to show it
   connect(dock, &QDockWidget::visibilityChanged, &studio.session, &SessionController::carryShownTensor);
   connect(&studio.session, &SessionController::tensorReady, this, &TensorDock::onTensorReady);

@@ -80,8 +80,9 @@ class EngineJob {
   /// The records since the last report, and the job's end when `outcome` is given.
   EngineReportPtr report(std::optional<torchir::DebugOutcome> outcome = std::nullopt);
   /// Runs `onGui` on the GUI thread, unless the program changed by then; with `context`, unless
-  /// that object (the feature that asked) is gone by then too (Qt drops a call whose context was
-  /// deleted, so a reply never reaches a destroyed feature).
+  /// that object (the feature that asked) is gone by then too (Qt drops a call whose context is
+  /// deleted after it was posted). The context must outlive the job's post: an object that may be
+  /// deleted while the job runs (a dialog) replies without one and checks a QPointer instead.
   void reply(std::function<void()> onGui) const;
   void reply(QObject* context, std::function<void()> onGui) const;
 

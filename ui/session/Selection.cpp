@@ -16,4 +16,8 @@ void Selection::select(torchir::NodeId node, QObject* origin) {
   Q_EMIT changed(node, origin);
 }
 
+void Selection::showAgain() {
+  if (m_node != torchir::kNone) Q_EMIT shownAgain(m_node);
+}
+
 }  // namespace torchir::ui

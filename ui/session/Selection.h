@@ -27,6 +27,11 @@ class Selection : public QObject {
   /// does not have (kNone included) leaves the selection as it is.
   void select(torchir::NodeId node, QObject* origin = nullptr);
 
+  /// The selected node's data changed (a new run, a comparison made): shownAgain() tells the views
+  /// of its data (the docks), while the views of the graph keep where they stand. Nothing when no
+  /// node is selected.
+  void showAgain();
+
   /// Takes the choices `view` reports with `chose`: each selects its node, with `view` as origin.
   template <class View>
   void takeFrom(View* view, void (View::*chose)(torchir::NodeId)) {
@@ -36,6 +41,8 @@ class Selection : public QObject {
  Q_SIGNALS:
   /// `node` is kNone after reset().
   void changed(torchir::NodeId node, QObject* origin);
+  /// The selected node is the same, what is known of it is not (showAgain()).
+  void shownAgain(torchir::NodeId node);
 
  private:
   torchir::NodeId m_node = torchir::kNone;

@@ -146,6 +146,7 @@ std::shared_ptr<torchir::Capture> SessionController::capture() {
 void SessionController::hold(RunState busy, QObject* context, HeldJob job) {
   if (!resting()) return;
   const quint64 id = busy == RunState::Exporting ? ++m_commandId : 0;  // 0: Stop does not reach it
+  m_shownTensor.reset();  // a repro's own run may remake the run's values
   post(id, [this, context, job = std::move(job)](EngineJob& engine) {
     std::function<void()> done = job(engine);
     engine.reply([this] { setState(restingState()); });
@@ -182,6 +183,7 @@ void SessionController::send(EngineCommand command, torchir::NodeId target, cons
 
 void SessionController::runCommand(Command command, bool progress, bool clearsStop) {
   const bool marksChange = clearsStop && clearStop();
+  m_shownTensor.reset();  // the run moves: an ask now waits for the command, as before it
   post(++m_commandId, [this, command, progress](EngineJob& job) {
     if (auto outcome = command(job, job.observer(progress ? progressToGui() : nullptr)))
       replyReport(job, std::move(*outcome));

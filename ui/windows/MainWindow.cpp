@@ -401,16 +401,15 @@ void MainWindow::showComparison() {
   m_graph->setComparison(c);
   if (!c || !m_program) return;
   statusBar()->showMessage(comparisonStatusText(*c, m_program->program));
-  // the first divergence, else the node selected, shown anew: the docks show its comparison now
-  const torchir::NodeComparison* first = c->firstDivergingNode();
-  m_selection->select(first ? first->a : selectedNode());
+  if (const torchir::NodeComparison* first = c->firstDivergingNode()) return m_selection->select(first->a);
+  m_selection->showAgain();  // the docks show the selected node's comparison now
 }
 
 void MainWindow::onRunStateChanged() {
   if (m_session->state() != RunState::Ready) return;
   // A new run: what the selected node's docks showed was of the last one.
   m_diagnosis->clear();
-  m_selection->select(selectedNode());
+  m_selection->showAgain();
   // Where the run starts: past the placeholders, which fill the top of a big program's table.
   if (selectedNode() == torchir::kNone) m_table->showNode(m_session->marks().current);
 }
