@@ -70,15 +70,31 @@ class AtenSession final : public Session {
       d.kind = DiagnosisClass::ShapeMismatch;
       d.message = "the program takes " + std::to_string(m_userInputs.size()) + " inputs, " +
                   std::to_string(inputs.size()) + " were given";
+      // tensors alone (an archive's sample inputs keep no numbers): name the numbers it lacks
+      std::string numbers;
+      int count = 0;
+      for (ValueId id : m_userInputs)
+        if (isSymbolic(m_p.value(id).kind)) numbers += (count++ ? ", '" : "'") + m_p.value(id).name + "'";
+      if (count)
+        d.message += "; " + numbers + (count == 1 ? " is a number" : " are numbers") +
+                     " it takes at run time: give the inputs in a file, each number as a 0-d tensor";
       return d;
     }
     std::map<std::string, int64_t> symbols;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const Value& v = m_p.value(m_userInputs[i]);
       const TensorData& t = inputs[i];
-      if (v.kind != ValueKind::Tensor) continue;
       d.node = v.producer;  // the placeholder, should this input be refused
       d.nodeName = v.name;
+      if (isSymbolic(v.kind)) {
+        if (const std::string why = symbolicInputProblem(v, t); !why.empty()) {
+          d.kind = DiagnosisClass::DtypeMismatch;
+          d.message = why;
+          return d;
+        }
+        continue;
+      }
+      if (v.kind != ValueKind::Tensor) continue;
       if (!t.hasData()) {
         d.kind = DiagnosisClass::MissingData;
         d.message = "input '" + v.name + "' has no data (the sample inputs of a meta-device export are empty)";
@@ -120,11 +136,36 @@ class AtenSession final : public Session {
     return {};
   }
 
+  /// An int, float or bool the program takes at run time (a SymInt input: `n` with Dim.DYNAMIC)
+  /// comes as a one-element tensor of a fitting dtype (an inputs file holds nothing else); why
+  /// `t` cannot be it, or "".
+  static std::string symbolicInputProblem(const Value& v, const TensorData& t) {
+    const std::string kind = v.kind == ValueKind::SymInt ? "an int" : v.kind == ValueKind::SymFloat ? "a float" : "a bool";
+    const std::string want = "input '" + v.name + "' is " + kind + " the program takes at run time: give it as a 0-d tensor";
+    if (t.numel() != 1 || !t.hasData()) return want + ", not " + (t.hasData() ? "a tensor of " + std::to_string(t.numel()) + " elements" : "one without data");
+    const bool integral = isIntegral(t.dtype) || t.dtype == DType::Bool;
+    const bool fits = v.kind == ValueKind::SymInt ? integral && t.dtype != DType::Bool
+                      : v.kind == ValueKind::SymBool ? t.dtype == DType::Bool
+                                                     : integral || isFloating(t.dtype);
+    return fits ? "" : want + " of a fitting dtype, not " + std::string(dtypeName(t.dtype));
+  }
+
+  static bool isSymbolic(ValueKind k) { return k == ValueKind::SymInt || k == ValueKind::SymFloat || k == ValueKind::SymBool; }
+
   Diagnosis setRandomInputs(uint64_t seed) override {
     at::manual_seed(seed);
     std::vector<TensorData> inputs;
     for (ValueId id : m_userInputs) {
       const Value& v = m_p.value(id);
+      if (isSymbolic(v.kind)) {  // a number the program computes sizes from: no random one would do
+        Diagnosis d;
+        d.kind = DiagnosisClass::MissingData;
+        d.node = v.producer;
+        d.nodeName = v.name;
+        d.message = "input '" + v.name + "' is a number the program takes at run time: random inputs cannot choose "
+                    "it; give the inputs in a file, this one as a 0-d tensor";
+        return d;
+      }
       std::vector<int64_t> sizes;
       for (const auto& d : v.shape) sizes.push_back(d.hint);
       const auto options = at::TensorOptions().dtype(static_cast<at::ScalarType>(v.dtype));
@@ -193,8 +234,18 @@ class AtenSession final : public Session {
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
       m_values[static_cast<std::size_t>(w.value)] = w.buffer && w.held.isTensor() ? w.held.toTensor().clone() : w.held;
     m_weightCache.refill(m_values);
-    for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i)
-      m_values[static_cast<std::size_t>(m_userInputs[i])] = placed(toAten(m_inputs[i])).clone();
+    for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i) {
+      const Value& v = m_p.value(m_userInputs[i]);
+      c10::IValue& slot = m_values[static_cast<std::size_t>(m_userInputs[i])];
+      if (!isSymbolic(v.kind)) {
+        slot = placed(toAten(m_inputs[i])).clone();
+        continue;
+      }
+      const at::Tensor number = toAten(m_inputs[i]);  // one element, of a fitting dtype (setInputs)
+      slot = v.kind == ValueKind::SymInt     ? c10::IValue(number.item<int64_t>())
+             : v.kind == ValueKind::SymFloat ? c10::IValue(number.item<double>())
+                                             : c10::IValue(number.item<bool>());
+    }
     skipToWork();
   }
 

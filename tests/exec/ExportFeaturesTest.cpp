@@ -133,6 +133,28 @@ class ExportFeaturesTest : public QObject {
     const QString why = QString::fromStdString(end.diagnosis.explanation);
     QVERIFY2(why.contains("u0 <= 5") && why.contains("item = 10") && why.contains("at node 'item'"), qPrintable(why));
   }
+
+  // A number the program takes at run time (an int exported with Dim.DYNAMIC) is given as a 0-d
+  // tensor; without it, or as anything else, the refusal names the input and says how to give it.
+  void aNumberInputComesAsA0dTensor() {
+    const QString reach = QStringLiteral("reach");
+    const Program program = loadProgram(programFile(reach, "int_input", ".pt2"));
+    auto session = atenBackend().createSession(program);
+    auto inputs = inputsOf(programFile(reach, "int_input", ".inputs.safetensors"));
+    QCOMPARE(inputs.size(), std::size_t{2});  // x and n; the float it was specialised on is not given
+    QVERIFY(session->setInputs(inputs).ok());
+    const Diagnosis tensorsOnly = session->setInputs({inputs[0]});
+    QVERIFY2(QString::fromStdString(tensorsOnly.message).contains("'n' is a number"), tensorsOnly.message.c_str());
+    const Diagnosis twoElements = session->setInputs({inputs[0], inputs[0]});
+    QCOMPARE(twoElements.nodeName, std::string("n"));
+    QVERIFY2(QString::fromStdString(twoElements.message).contains("0-d tensor"), twoElements.message.c_str());
+    const Diagnosis random = session->setRandomInputs(0);
+    QCOMPARE(random.kind, DiagnosisClass::MissingData);
+    QCOMPARE(random.nodeName, std::string("n"));
+    QVERIFY(session->setInputs({inputs[0], int64Scalar(2)}).ok());
+    QCOMPARE(session->run().reason, StopReason::Finished);
+    QCOMPARE(session->outputs().at(0).sizes, (std::vector<int64_t>{2, 3}));  // x[:n]
+  }
 };
 
 QTEST_GUILESS_MAIN(ExportFeaturesTest)
