@@ -175,6 +175,18 @@ for i, (got, want) in enumerate(zip(result["outputs"], expected)):
     assert got.dtype == want.dtype and torch.equal(got, want), f"output {i} differs from eager"
 print(f"run: {len(expected)} outputs equal to ep.module()(x) bit for bit at {result['threads']} threads")
 
+class Sliced(torch.nn.Module):  # an int taken at run time, a float specialised on
+    def forward(self, x, n: int, scale: float):
+        return (x[:n] * scale).relu() + n
+
+sliced = torch.export.export(Sliced(), (torch.randn(6, 3), 4, 0.5),
+                             dynamic_shapes={"x": None, "n": torch.export.Dim.DYNAMIC, "scale": None})
+args = (torch.randn(6, 3), 5, 0.5)
+result = torchir_studio.run(sliced, args)
+assert result["status"] == "finished", result
+assert torch.equal(result["outputs"][0], sliced.module()(*args)), "the run with an int input differs from eager"
+print("run: an int input given as the program takes it, equal to ep.module() bit for bit")
+
 cancellation = torch.export.load(os.path.join(fixtures, "cancellation", "cancellation.pt2"))
 compared = torchir_studio.compare(cancellation, against="float64")
 first = compared["first_divergence"]

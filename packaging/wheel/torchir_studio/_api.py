@@ -65,9 +65,10 @@ class _Files:
         raise TypeError(
             f"program: expected an ExportedProgram, a pytorch-ir IR or a path, not {type(program).__name__}")
 
-    def tensors(self, tensors, name, what):
+    def tensors(self, tensors, name, what, program=None):
         """A path to a .safetensors file for inputs or weights given as a path, a dict of tensors
-        (by name) or, for inputs, a tensor or a tuple or list of them (input_0, input_1, ...)."""
+        (by name) or, for inputs, a tensor or a tuple or list of them (input_0, input_1, ...) as
+        `program` takes them (_run_inputs)."""
         if tensors is None:
             return None
         if isinstance(tensors, (str, os.PathLike)):
@@ -76,11 +77,29 @@ class _Files:
         if isinstance(tensors, dict):
             named = dict(tensors)
         elif what == "inputs":
-            leaves = [tensors] if isinstance(tensors, torch.Tensor) else torch.utils._pytree.tree_leaves(tensors)
-            named = {f"input_{i}": t for i, t in enumerate(leaves)}
+            named = {f"input_{i}": t for i, t in enumerate(_run_inputs(torch, program, tensors))}
         else:
             raise TypeError(f"{what}: expected a path or a dict of tensors, not {type(tensors).__name__}")
         return _save_tensors(torch, named, self.path(name + ".safetensors"), what)
+
+
+def _run_inputs(torch, program, inputs):
+    """The inputs a run is given, in the program's order: its tensors, and each number it takes at
+    run time (an int exported with Dim.DYNAMIC) as a 0-d tensor. The constants an ExportedProgram was
+    specialised on (a str, a static int) are left out: torchir takes them from the program."""
+    leaves = [inputs] if isinstance(inputs, torch.Tensor) else torch.utils._pytree.tree_leaves(inputs)
+    signature = getattr(program, "graph_signature", None)
+    specs = None
+    if signature is not None:
+        from torch.export.graph_signature import ConstantArgument, InputKind
+
+        specs = [isinstance(s.arg, ConstantArgument) for s in signature.input_specs if s.kind == InputKind.USER_INPUT]
+    out = []
+    for i, value in enumerate(leaves):
+        if specs is not None and i < len(specs) and specs[i]:
+            continue
+        out.append(torch.tensor(value) if isinstance(value, (bool, int, float)) else value)
+    return out
 
 
 def _save_tensors(torch, named, path, what):
@@ -147,7 +166,7 @@ def run(program, inputs=None, *, weights=None, constants=None, threads=None, opt
     try:
         path = files.program(program, "program")
         outputs = files.path("outputs.safetensors")
-        result = _command("run", [path, *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+        result = _command("run", [path, *_option("--inputs", files.tensors(inputs, "inputs", "inputs", program)),
                                   *_option("--weights", files.tensors(weights, "weights", "weights")),
                                   *_option("--constants", files.tensors(constants, "constants", "constants")),
                                   *_threads(threads), "--save-outputs", outputs, *options])
@@ -166,7 +185,7 @@ def check(program, inputs=None, *, weights=None, constants=None, options=()):
     files = _Files()
     try:
         return _command("check", [files.program(program, "program"),
-                                  *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                                  *_option("--inputs", files.tensors(inputs, "inputs", "inputs", program)),
                                   *_option("--weights", files.tensors(weights, "weights", "weights")),
                                   *_option("--constants", files.tensors(constants, "constants", "constants")),
                                   *options])
@@ -185,8 +204,8 @@ def compare(a, b=None, against="float64", inputs=None, *, weights=None, weights_
         if b is not None:
             programs.append(files.program(b, "reference"))
         return _command("compare", [*programs, *_option("--against", None if b is not None else against),
-                                    *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
-                                    *_option("--inputs-b", files.tensors(inputs_b, "inputs_b", "inputs")),
+                                    *_option("--inputs", files.tensors(inputs, "inputs", "inputs", a)),
+                                    *_option("--inputs-b", files.tensors(inputs_b, "inputs_b", "inputs", b)),
                                     *_option("--weights", files.tensors(weights, "weights", "weights")),
                                     *_option("--weights-b", files.tensors(weights_b, "weights_b", "weights")),
                                     *_option("--constants", files.tensors(constants, "constants", "constants")),
@@ -268,7 +287,7 @@ def open(program, inputs=None, *, weights=None, constants=None, block=False, nam
     files = _Files()
     try:
         arguments = [files.program(program, name),
-                     *_option("--inputs", files.tensors(inputs, "inputs", "inputs")),
+                     *_option("--inputs", files.tensors(inputs, "inputs", "inputs", program)),
                      *_option("--weights", files.tensors(weights, "weights", "weights")),
                      *_option("--constants", files.tensors(constants, "constants", "constants")),
                      *_option("--screenshot", screenshot)]
