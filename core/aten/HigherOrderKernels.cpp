@@ -842,6 +842,11 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
   } catch (const std::exception& e) {
     return HigherOrderProblem{DiagnosisClass::RuntimeError, "cannot plan " + t + ": " + e.what()};
   }
+  // a user's Triton kernel, compiled for a GPU when the program runs under torch.compile
+  if (t.rfind("triton_kernel_wrapper", 0) == 0)
+    return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
+                              t + " calls a Triton kernel: it needs a CUDA or ROCm GPU and Triton, and torchir runs "
+                              "no Triton kernel (export the model with the kernel's PyTorch reference instead)"};
   return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
                             "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, scan, "
                             "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, hints_wrapper, out_dtype, "

@@ -208,6 +208,19 @@ class HigherOrderTest : public QObject {
     QVERIFY(s->record(*p.findNode("gt")));
   }
 
+  // A user's Triton kernel is a diagnosis that says what it needs, found before the run.
+  void tritonKernelSaysWhatItNeeds() {
+    Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
+    nodeNamed(p, "cond").target = "triton_kernel_wrapper_functional";
+    auto s = atenBackend().createSession(p);
+    QVERIFY(s->setInputs(p.sampleInputs).ok());
+    const StepOutcome o = s->run();
+    QCOMPARE(o.reason, StopReason::Failed);
+    QCOMPARE(o.diagnosis.kind, DiagnosisClass::UnsupportedHigherOrderOp);
+    const QString why = QString::fromStdString(o.diagnosis.message);
+    QVERIFY2(why.contains("Triton") && why.contains("GPU"), qPrintable(why));
+  }
+
   void failureInsideABranchNamesTheInnerNode() {
     Program p = loadProgram(fixturePath("cond_branch", ".pt2"));
     for (auto& g : p.subgraphs) {  // an op this torch does not have, in both branches

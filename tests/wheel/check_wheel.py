@@ -186,6 +186,12 @@ result = torchir_studio.run(sliced, args)
 assert result["status"] == "finished", result
 assert torch.equal(result["outputs"][0], sliced.module()(*args)), "the run with an int input differs from eager"
 print("run: an int input given as the program takes it, equal to ep.module() bit for bit")
+try:
+    torchir_studio.run(sliced, (torch.randn(6, 3), 5, 0.7))
+    raise AssertionError("a run took another value of a constant the program was specialised on")
+except TorchirError as e:
+    assert "scale" in str(e) and "0.5" in str(e) and "\n" not in str(e), str(e)
+    print(f"run: another constant refused: {e}")
 
 cancellation = torch.export.load(os.path.join(fixtures, "cancellation", "cancellation.pt2"))
 compared = torchir_studio.compare(cancellation, against="float64")

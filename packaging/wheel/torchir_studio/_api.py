@@ -86,17 +86,23 @@ class _Files:
 def _run_inputs(torch, program, inputs):
     """The inputs a run is given, in the program's order: its tensors, and each number it takes at
     run time (an int exported with Dim.DYNAMIC) as a 0-d tensor. The constants an ExportedProgram was
-    specialised on (a str, a static int) are left out: torchir takes them from the program."""
+    specialised on (a str, a static int) are left out, as the program holds them; another value
+    than the one it holds is refused as ep.module() refuses it."""
     leaves = [inputs] if isinstance(inputs, torch.Tensor) else torch.utils._pytree.tree_leaves(inputs)
     signature = getattr(program, "graph_signature", None)
-    specs = None
+    constants = None  # by user input: the ConstantArgument it was specialised on, else None
     if signature is not None:
         from torch.export.graph_signature import ConstantArgument, InputKind
 
-        specs = [isinstance(s.arg, ConstantArgument) for s in signature.input_specs if s.kind == InputKind.USER_INPUT]
+        constants = [s.arg if isinstance(s.arg, ConstantArgument) else None
+                     for s in signature.input_specs if s.kind == InputKind.USER_INPUT]
     out = []
     for i, value in enumerate(leaves):
-        if specs is not None and i < len(specs) and specs[i]:
+        constant = constants[i] if constants is not None and i < len(constants) else None
+        if constant is not None:
+            if value != constant.value:
+                raise TorchirError(f"inputs: {constant.name} is {value!r}, but the program was specialised on "
+                                   f"{constant.value!r} (torch: Guard failed: {constant.name} == {constant.value!r})")
             continue
         out.append(torch.tensor(value) if isinstance(value, (bool, int, float)) else value)
     return out
