@@ -180,13 +180,36 @@ class WhileLoopKernel final : public HigherOrderKernel {
   std::unique_ptr<SubgraphRunner> m_cond, m_body;
 };
 
+/// A higher-order op of one body (the subgraph its graph argument `bodyArgument` names): the node,
+/// the body's name and its runner, and the body's last run as the node's inner record.
+class BodyKernel : public HigherOrderKernel {
+ public:
+  BodyKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make, std::size_t bodyArgument)
+      : m_node(n), m_name(subgraphOf(p, input(n, bodyArgument)).name), m_body(make(subgraphOf(p, input(n, bodyArgument)))) {}
+
+  /// The last run of the body (a map's or scan's last row).
+  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
+
+ protected:
+  const Node& m_node;
+  std::string m_name;
+  std::unique_ptr<SubgraphRunner> m_body;
+};
+
+ValueSummary countSummary(std::size_t n) {
+  ValueSummary count;
+  count.kind = "int";
+  count.text = std::to_string(n);
+  return count;
+}
+
 /// map_impl(f, xs, pos_args): f runs on row i of every tensor of xs (their leading dimension, as
 /// Python iterates a tensor) with pos_args after them; its results are stacked row by row into the
 /// op's results (torch's map_dense).
-class MapKernel final : public HigherOrderKernel {
+class MapKernel final : public BodyKernel {
  public:
   MapKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+      : BodyKernel(p, n, make, 0) {}
 
   std::string schema() const override { return "map_impl(GraphModule f, Tensor[] xs, Tensor[] pos_args) -> Tensor[]"; }
 
@@ -226,22 +249,11 @@ class MapKernel final : public HigherOrderKernel {
         resultRows[k].push_back(results[k].toTensor());
       }
     }
-    ValueSummary count;
-    count.kind = "int";
-    count.text = std::to_string(rows);
-    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", count));
+    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(rows)));
     std::vector<c10::IValue> out;
     for (const auto& r : resultRows) out.emplace_back(at::stack(r));
     return out;
   }
-
-  /// The last row's run of the body.
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
-
- private:
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
 };
 
 /// The results of running `body` as a function that returns tensors (a combine function).
@@ -258,21 +270,14 @@ std::vector<c10::IValue> asValues(const std::vector<at::Tensor>& tensors) {
   return std::vector<c10::IValue>(tensors.begin(), tensors.end());
 }
 
-ValueSummary countSummary(std::size_t n) {
-  ValueSummary count;
-  count.kind = "int";
-  count.text = std::to_string(n);
-  return count;
-}
-
 /// scan(combine_fn, init, xs, additional_inputs): combine_fn maps (carry, row i of each xs) to
 /// (next carry, the row's outputs); the results are the last carry and each output stacked over
 /// the rows (torch's generic_scan; over no rows, init and empty outputs of the shape combine_fn
 /// gives a row of zeros).
-class ScanKernel final : public HigherOrderKernel {
+class ScanKernel final : public BodyKernel {
  public:
   ScanKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+      : BodyKernel(p, n, make, 0) {}
 
   std::string schema() const override {
     return "scan(GraphModule combine_fn, Tensor[] init, Tensor[] xs, Tensor[] additional_inputs) -> Tensor[]";
@@ -324,7 +329,6 @@ class ScanKernel final : public HigherOrderKernel {
         for (int64_t d : o.front().sizes()) sizes.push_back(d);
         out.emplace_back(at::empty(sizes, o.front().options()));
       }
-      m_rows = 0;
       rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(0)));
       return out;
     }
@@ -339,20 +343,13 @@ class ScanKernel final : public HigherOrderKernel {
       for (std::size_t k = 0; k < outRows.size(); ++k)
         outRows[k].push_back(tensorsOf({results[init.size() + k]}, m_name).front());
     }
-    m_rows = static_cast<std::size_t>(rows);
-    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(m_rows)));
+    rec.arguments.push_back(record("iterations", "int", ArgSource::Inferred, "rows of xs", countSummary(static_cast<std::size_t>(rows))));
     std::vector<c10::IValue> out = carry;
     for (const auto& o : outRows) out.emplace_back(at::stack(o));
     return out;
   }
 
-  /// The last row's run of the body.
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
-
  private:
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
   std::size_t m_rows = 0;
 };
 
@@ -360,10 +357,10 @@ class ScanKernel final : public HigherOrderKernel {
 /// dimension with an associative combine_fn, computed as torch's generic_associative_scan does
 /// (pairs of neighbours combined, recursively, then interleaved), so the same additions are made
 /// in the same order and the bits are eager's.
-class AssociativeScanKernel final : public HigherOrderKernel {
+class AssociativeScanKernel final : public BodyKernel {
  public:
   AssociativeScanKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {}
+      : BodyKernel(p, n, make, 0) {}
 
   std::string schema() const override {
     return "associative_scan(GraphModule combine_fn, Tensor[] xs, Tensor[] additional_inputs) -> Tensor[]";
@@ -384,8 +381,6 @@ class AssociativeScanKernel final : public HigherOrderKernel {
     }
     return asValues(scan(xs));
   }
-
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
 
  private:
   std::vector<at::Tensor> combine(const std::vector<at::Tensor>& lhs, const std::vector<at::Tensor>& rhs) {
@@ -433,9 +428,6 @@ class AssociativeScanKernel final : public HigherOrderKernel {
     return out;
   }
 
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
   std::vector<c10::IValue> m_additional;
 };
 
@@ -443,10 +435,10 @@ class AssociativeScanKernel final : public HigherOrderKernel {
 /// under autocast as `with torch.autocast(...)` runs it: the same state set on entry (enabled, the
 /// fast dtype, the cache), the nesting counted, the cast cache dropped when the outermost region
 /// ends, and everything put back after, also when the body fails.
-class AutocastKernel final : public HigherOrderKernel {
+class AutocastKernel final : public BodyKernel {
  public:
   AutocastKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 4)).name), m_body(make(subgraphOf(p, input(n, 4)))) {
+      : BodyKernel(p, n, make, 4) {
     if (const auto* d = input(n, 0).arg.as<arg::String>()) m_device = c10::Device(d->value).type();
     else if (!input(n, 0).arg.is<arg::None>()) throw std::runtime_error("wrap_with_autocast's device_type is not a string");
     if (const auto* t = input(n, 1).arg.as<arg::ScalarType>()) {
@@ -481,8 +473,6 @@ class AutocastKernel final : public HigherOrderKernel {
     return m_body->run(operands);
   }
 
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
-
  private:
   /// torch.autocast's __enter__ and __exit__.
   class Region {
@@ -511,9 +501,6 @@ class AutocastKernel final : public HigherOrderKernel {
     bool m_wasCache;
   };
 
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
   c10::DeviceType m_device = c10::DeviceType::CPU;
   std::optional<c10::ScalarType> m_dtype;
   bool m_enabled = true;
@@ -578,10 +565,10 @@ class OutDtypeKernel final : public HigherOrderKernel {
 
 /// hints_wrapper(body, args, kwargs, hints=...): hints for a compiler around a body that simply
 /// runs on args (a body taking keyword arguments is refused: export passes none).
-class HintsWrapperKernel final : public HigherOrderKernel {
+class HintsWrapperKernel final : public BodyKernel {
  public:
   HintsWrapperKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 0)).name), m_body(make(subgraphOf(p, input(n, 0)))) {
+      : BodyKernel(p, n, make, 0) {
     if (n.inputs.size() > 2 && !n.inputs[2].keyword)
       if (const auto* kwargs = n.inputs[2].arg.as<arg::StringToArgument>(); kwargs && !kwargs->entries.empty())
         throw std::runtime_error("hints_wrapper passes keyword arguments to its body; torchir passes positional ones");
@@ -595,21 +582,14 @@ class HintsWrapperKernel final : public HigherOrderKernel {
                      record("args", "Tensor[]", ArgSource::Input, "", summarizeList(args))};
     return m_body->run(args);
   }
-
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
-
- private:
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
 };
 
 /// wrap_with_set_grad_enabled(enabled, graph, *operands): the engine runs under InferenceMode,
 /// where no autograd is recorded either way, so the body simply runs.
-class SetGradKernel final : public HigherOrderKernel {
+class SetGradKernel final : public BodyKernel {
  public:
   SetGradKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make)
-      : m_node(n), m_name(subgraphOf(p, input(n, 1)).name), m_body(make(subgraphOf(p, input(n, 1)))) {}
+      : BodyKernel(p, n, make, 1) {}
 
   std::string schema() const override { return "wrap_with_set_grad_enabled(bool enabled, GraphModule body, *operands)"; }
 
@@ -622,13 +602,6 @@ class SetGradKernel final : public HigherOrderKernel {
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
     return m_body->run(operands);
   }
-
-  std::vector<InnerRecord> lastRun() const override { return m_body->lastRun(); }
-
- private:
-  const Node& m_node;
-  std::string m_name;
-  std::unique_ptr<SubgraphRunner> m_body;
 };
 
 /// auto_functionalized(_v2)(op, **kwargs): the functional form of an op that mutates its
