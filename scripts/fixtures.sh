@@ -70,9 +70,9 @@ family quantpairs make_quant_pairs.py "quantized programs and their float twins"
 # The studio's own test programs (a run as long as its inputs say).
 family studio make_studio_fixtures.py "the studio's test programs"
 # torch's own catalogue of export features (ExportDB), as the pinned torch exports it.
-family exportdb make_exportdb.py "torch's ExportDB examples"
+family exportdb make_exportdb.py "torch's ExportDB examples" fixture_io.py
 # Programs beyond it: sizes known only at run time, scan, map, autocast, out_dtype, other sizes.
-family reach make_reach.py "programs of data-dependent sizes and higher-order ops"
+family reach make_reach.py "programs of data-dependent sizes and higher-order ops" fixture_io.py
 # Programs calling ops defined in Python, with the modules that define them.
 family pyops make_python_ops.py "programs with ops defined in Python" pyops/torchir_pyops.py \
   pyops/torchir_pyops_executors.py

@@ -1,5 +1,6 @@
 // SessionController over the real engine (libtorchir_aten) on real fixtures: the state machine,
 // what it copies to the GUI side, and that the GUI thread keeps control while the engine runs.
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -427,14 +428,15 @@ class TestSessionController : public QObject {
     QCOMPARE(runCommand(c, [&] { c.step(); }), StopReason::Stepped);
     QCOMPARE(c.shownNode(), relu);
 
-    std::atomic<bool> busy{true}, release{false};
+    QSemaphore gate;
+    std::atomic<bool> busy{true};
     c.ask([&](torchir::ui::EngineJob&) {  // holds the engine thread until the answer came
-      while (!release) QThread::msleep(1);
+      gate.acquire();
       busy = false;
     });
     const auto shown = tensorOf(c, outputOf(c, "relu"));
     const bool answeredWhileBusy = busy;
-    release = true;
+    gate.release();
     QTRY_VERIFY_WITH_TIMEOUT(!busy, kTimeoutMs);
     QVERIFY(answeredWhileBusy);
     QVERIFY(shown);
