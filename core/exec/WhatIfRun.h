@@ -30,7 +30,9 @@ class WhatIfRun final : public RunObserver {
   /// `from` run again with `inputs` (one per value it names, NodeArgument::values in order;
   /// nullopt: what it read in the run), then every later node that depends on what changed, in
   /// program order, each given the changed values it names and what it read for the rest. Returns
-  /// the kept values that changed. Throws std::runtime_error where a node cannot run again.
+  /// the kept values that changed. Tensors carry the change: a size or other number a node makes
+  /// again is taken to be the run's (a what-if that changes values, not shapes). Throws
+  /// std::runtime_error where a node cannot run again.
   std::unordered_map<ValueId, TensorData> from(NodeId from, std::vector<std::optional<TensorData>> inputs);
 
   // RunObserver, while prepare() makes the run again
