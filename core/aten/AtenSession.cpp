@@ -11,6 +11,8 @@
 #include <utility>
 #include <optional>
 
+#include "AutocastScope.h"
+#include "BodyTrace.h"
 #include "FailureExplainer.h"
 #include "formats/WeightsFile.h"
 #include "IValueSummary.h"
@@ -27,8 +29,11 @@ namespace {
 
 /// A child session on a higher-order op's subgraph (defined after AtenSession); `cancelled` is
 /// the parent's: a cancel reaches every level.
+/// `trace`: where the calls go while the parent keeps them (null otherwise); `index`: the
+/// subgraph's in the parent's program.
 std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, const SessionOptions& options,
-                                                   std::function<bool()> cancelled);
+                                                   std::function<bool()> cancelled, std::size_t index,
+                                                   std::function<BodyTrace*()> trace);
 
 /// A subgraph's run was cancelled: the higher-order node stops unfinished, as the run does.
 struct RunCancelled {};
@@ -53,8 +58,13 @@ class AtenSession final : public Session {
         m_budget(p),
         m_outerCancelled(std::move(outerCancelled)) {
     m_kernels.reserve(p.nodes.size());
-    const MakeSubgraphRunner child = [this](const Subgraph& g) {
-      return makeSubgraphRunner(g, m_options, [this] { return cancelRequested(); });
+    SessionOptions childOptions = m_options;
+    childOptions.autocast.reset();  // the region is entered once, around the whole program
+    const MakeSubgraphRunner child = [this, childOptions](const Subgraph& g) {
+      const auto index = static_cast<std::size_t>(&g - m_p.subgraphs.data());
+      if (index >= m_p.subgraphs.size()) throw std::logic_error("a subgraph of another program");
+      return makeSubgraphRunner(g, childOptions, [this] { return cancelRequested(); }, index,
+                                [this] { return m_trace; });
     };
     for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, options.floatingAs));
     for (const auto& s : p.inputs)
@@ -318,6 +328,28 @@ class AtenSession final : public Session {
     return callDetached(id, &inputs);
   }
 
+  BodyCalls traceBodyCalls(NodeId id, std::size_t maxBytes) override {
+    const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
+    if (subgraphsOf(m_p, n).empty()) throw std::runtime_error("node '" + n.name + "' has no body");
+    if (!m_runs[static_cast<std::size_t>(id)].executed || m_kernels[static_cast<std::size_t>(id)]->problem())
+      throw std::runtime_error("node '" + n.name + "' has not run");
+    BodyTrace trace(maxBytes, c10::Device(m_device).type());
+    m_trace = &trace;
+    struct Off {
+      BodyTrace*& slot;
+      ~Off() { slot = nullptr; }
+    } off{m_trace};
+    std::string failure;
+    try {
+      callDetached(id, nullptr);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    BodyCalls calls = trace.take();
+    calls.failure = std::move(failure);
+    return calls;
+  }
+
   void setPatches(NodeId node, std::vector<ArgumentPatch> patches) override {
     if (node < 0 || static_cast<std::size_t>(node) >= m_kernels.size())
       throw std::invalid_argument("no node " + std::to_string(node));
@@ -369,6 +401,7 @@ class AtenSession final : public Session {
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
     const std::vector<ValueId> named = valuesNamedBy(n);
     c10::InferenceMode guard;
+    const AutocastScope region(m_options.autocast);
     provideWeights(id);
     // Everything the call may overwrite, put back however it ends (in reverse: a value named twice
     // is saved twice, the run's own first).
@@ -510,6 +543,7 @@ class AtenSession final : public Session {
   template <class Done>
   StepOutcome runWhile(Done done, RunObserver* observer) {
     c10::InferenceMode guard;  // once for the run, not per node
+    const AutocastScope region(m_options.autocast);
     PythonCallCancelScope pythonStops([this] { return cancelRequested(); });  // Stop reaches a call in Python
     RunObserver* const outer = std::exchange(m_observer, observer);
     struct Restore {
@@ -820,26 +854,40 @@ class AtenSession final : public Session {
   RunObserver* m_observer = nullptr;  // the running loop's
   std::function<bool()> m_outerCancelled;
   std::uint64_t m_executed = 0;  // nodes executed by this session, for step()
+  BodyTrace* m_trace = nullptr;  // while traceBodyCalls runs its node
 };
 
 /// A subgraph runs as a session of its own: same kernels, its own frame.
 class SubgraphSession final : public SubgraphRunner {
  public:
-  SubgraphSession(const Subgraph& g, const SessionOptions& options, std::function<bool()> cancelled)
-      : m_name(g.name), m_session(*g.graph, options, std::move(cancelled)) {}
+  SubgraphSession(const Subgraph& g, const SessionOptions& options, std::function<bool()> cancelled,
+                  std::size_t index, std::function<BodyTrace*()> trace)
+      : m_name(g.name), m_index(index), m_trace(std::move(trace)), m_session(*g.graph, options, std::move(cancelled)) {}
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
-    return m_session.runGraph(operands, m_name);
+    BodyTrace* trace = m_trace();
+    if (!trace) return m_session.runGraph(operands, m_name);
+    try {
+      std::vector<c10::IValue> results = m_session.runGraph(operands, m_name);
+      trace->called(m_index, operands, &results);
+      return results;
+    } catch (...) {
+      trace->called(m_index, operands, nullptr);
+      throw;
+    }
   }
   std::vector<InnerRecord> lastRun() const override { return m_session.executedOps(m_name); }
 
  private:
   std::string m_name;
+  std::size_t m_index;
+  std::function<BodyTrace*()> m_trace;
   AtenSession m_session;
 };
 
 std::unique_ptr<SubgraphRunner> makeSubgraphRunner(const Subgraph& g, const SessionOptions& options,
-                                                   std::function<bool()> cancelled) {
-  return std::make_unique<SubgraphSession>(g, options, std::move(cancelled));
+                                                   std::function<bool()> cancelled, std::size_t index,
+                                                   std::function<BodyTrace*()> trace) {
+  return std::make_unique<SubgraphSession>(g, options, std::move(cancelled), index, std::move(trace));
 }
 
 }  // namespace

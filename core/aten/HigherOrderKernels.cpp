@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 #include <ATen/native/TypeProperties.h>
 
+#include "AutocastScope.h"
 #include "IValueSummary.h"
 #include "OperatorLookup.h"
 
@@ -468,39 +469,12 @@ class AutocastKernel final : public BodyKernel {
     rec.arguments = {record("autocast", "autocast", ArgSource::Attribute, "given", region),
                      record("body", "GraphModule", ArgSource::Attribute, m_name, graphSummary("run under autocast")),
                      record("operands", "Tensor[]", ArgSource::Input, "", summarizeList(operands))};
-    Region entered(m_device, m_enabled, m_dtype.value_or(at::autocast::get_autocast_dtype(m_device)),
-                   m_cacheEnabled.value_or(at::autocast::is_autocast_cache_enabled()));
+    AutocastScope entered(m_device, m_enabled, m_dtype.value_or(at::autocast::get_autocast_dtype(m_device)),
+                          m_cacheEnabled.value_or(at::autocast::is_autocast_cache_enabled()));
     return m_body->run(operands);
   }
 
  private:
-  /// torch.autocast's __enter__ and __exit__.
-  class Region {
-   public:
-    Region(c10::DeviceType device, bool enabled, c10::ScalarType dtype, bool cache)
-        : m_device(device), m_wasEnabled(at::autocast::is_autocast_enabled(device)),
-          m_wasDtype(at::autocast::get_autocast_dtype(device)), m_wasCache(at::autocast::is_autocast_cache_enabled()) {
-      at::autocast::set_autocast_enabled(device, enabled);
-      at::autocast::set_autocast_dtype(device, dtype);
-      at::autocast::increment_nesting();
-      at::autocast::set_autocast_cache_enabled(cache);
-    }
-    ~Region() {
-      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-      at::autocast::set_autocast_enabled(m_device, m_wasEnabled);
-      at::autocast::set_autocast_dtype(m_device, m_wasDtype);
-      at::autocast::set_autocast_cache_enabled(m_wasCache);
-    }
-    Region(const Region&) = delete;
-    Region& operator=(const Region&) = delete;
-
-   private:
-    c10::DeviceType m_device;
-    bool m_wasEnabled;
-    c10::ScalarType m_wasDtype;
-    bool m_wasCache;
-  };
-
   c10::DeviceType m_device = c10::DeviceType::CPU;
   std::optional<c10::ScalarType> m_dtype;
   bool m_enabled = true;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "exec/AtenBackend.h"
+#include "exec/MachineMemory.h"
 #include "formats/MappedFile.h"
 #include "program/LoadError.h"
 #include "quant/KeepInFloat.h"
@@ -34,6 +35,7 @@ std::string Debugger::start(std::function<bool()> abandoned) {
   SessionOptions options;
   options.castWeightsToExport = m_target.castWeights;
   options.abandoned = std::move(abandoned);
+  options.autocast = m_target.autocast;
   m_session = atenBackend().createSession(program(), options);
   if (m_target.capture) {
     startFromCapture(*m_target.capture);
@@ -144,7 +146,9 @@ DebugOutcome Debugger::compare(const ReferenceSpec& spec, CompareStop stop, RunO
   m_replayTo.reset();  // a comparison runs from the start
   m_pinned.clear();
   restart();  // the run is made anew from its start, whether the reference can be made or not
-  m_reference = makeReference(spec, m_target.program, m_target.path, m_target.constantsPath, m_inputs, *m_session);
+  ReferenceSpec withRegion = spec;
+  withRegion.autocast = m_target.autocast;
+  m_reference = makeReference(withRegion, m_target.program, m_target.path, m_target.constantsPath, m_inputs, *m_session);
   return runComparison(stop, observer);
 }
 
@@ -243,6 +247,28 @@ CallChange Debugger::changeCall(NodeId node, const std::vector<ArgumentPatch>& p
   return change;
 }
 
+BodyCalls Debugger::bodyCalls(NodeId node, RunObserver* observer) {
+  if (!m_session) throw std::runtime_error("the engine has not started");
+  if (m_replayTo) {
+    const StepOutcome replayed = replayCapture(observer);
+    if (replayed.reason == StopReason::Failed)
+      throw std::runtime_error("the capture's run could not be made again: " + replayed.diagnosis.message);
+  }
+  // a part of what the machine has: the copies are the user's to look at, not the run's
+  return m_session->traceBodyCalls(node, usableMemory() / 8);
+}
+
+DebugTarget bodyTarget(const DebugTarget& parent, const BodyCall& call, std::string description) {
+  const Subgraph& body = parent.program->subgraphs.at(call.subgraph);
+  DebugTarget t;
+  t.program = body.graph;
+  t.path = parent.path;
+  t.inputs.given = std::make_shared<const std::vector<TensorData>>(call.operands);
+  t.inputs.givenDescription = std::move(description);
+  t.autocast = call.autocast;
+  return t;
+}
+
 PatchTrial Debugger::tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches, RunObserver* observer) {
   PatchTrial trial;
   try {
@@ -307,6 +333,7 @@ Debugger::ReproFiles Debugger::exportRepro(const ReproPart& part, const std::str
   if (!fresh) {
     SessionOptions options;
     options.castWeightsToExport = m_target.castWeights;
+    options.autocast = m_target.autocast;
     own = atenBackend().createSession(program(), options);
     const Diagnosis in = giveInputs(*own, m_inputs);
     if (!in.ok()) throw std::runtime_error("its inputs: " + in.message);

@@ -29,7 +29,15 @@ struct DebugTarget {
   /// when first needed.
   std::shared_ptr<const Capture> capture;
   std::string capturePath;
+  /// A body run on its own runs under the autocast region its node ran it in.
+  std::optional<AutocastRegion> autocast;
 };
+
+/// One call of a body of `parent`'s program, as a program of its own: the subgraph, run on the
+/// call's operands under the call's autocast region; `description` names the call for the inputs'
+/// words ("iteration 3 of body_graph_0 at node map_impl"). Throws std::out_of_range for a call of
+/// another program.
+DebugTarget bodyTarget(const DebugTarget& parent, const BodyCall& call, std::string description);
 
 /// Compare starts a paired run; CompareOn runs it on; Sensitivity measures each quantized layer.
 /// Replay: a job that ended in making a capture's run again (it failed or was stopped there).
@@ -120,6 +128,11 @@ class Debugger {
   bool replayPending() const { return m_replayTo.has_value(); }
   /// The next node's call with and without `patches` (a capture's run made again first).
   PatchTrial tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches, RunObserver* observer);
+
+  /// Every call of a higher-order node's bodies, its node run once more on the run's values (a
+  /// capture's run made again first); the run is left as it was. Operands and results past a
+  /// part of the memory are counted, not kept. Throws std::runtime_error when it cannot run again.
+  BodyCalls bodyCalls(NodeId node, RunObserver* observer);
 
   /// What the views show of a value: a copy of its tensor, or why there is none.
   ValueAnswer tensor(ValueId value) const;

@@ -51,6 +51,7 @@ std::unique_ptr<Reference> makeReference(const ReferenceSpec& spec, const std::s
   options.floatingAs = spec.floatingAs;
   options.device = spec.device;
   options.castWeightsToExport = spec.castWeights;
+  if (spec.kind == ReferenceSpec::Kind::Shadow) options.autocast = spec.autocast;
   r->session = atenBackend().createSession(b, options);
   const Diagnosis in = giveInputs(*r->session, spec.inputs ? chooseInputs(b, *spec.inputs) : inputs);
   if (!in.ok()) throw std::runtime_error("the reference run's inputs: " + in.message);

@@ -24,6 +24,8 @@ struct ReferenceSpec {
   /// What the reference is, in words ("other.pt2", "weights w.safetensors"); empty: its file's
   /// name. Reports name it so, with its dtype and device after ("... at float64 on cuda").
   std::string name;
+  /// The autocast region the run's program runs in (a body run on its own): a shadow runs in it too.
+  std::optional<AutocastRegion> autocast;
 };
 
 /// A reference run, paired with the run it is compared with.

@@ -25,7 +25,10 @@ std::size_t userInputCount(const Program& p) {
 
 RunInputs chooseInputs(const Program& p, const InputsChoice& choice) {
   RunInputs in;
-  if (!choice.randomSeed && !choice.file.empty()) {
+  if (choice.given) {
+    in.tensors = *choice.given;
+    in.description = choice.givenDescription;
+  } else if (!choice.randomSeed && !choice.file.empty()) {
     in.tensors = readInputsFile(p, choice.file);
     in.description = "inputs from " + std::filesystem::path(choice.file).filename().string();
     in.fromFile = true;

@@ -2,6 +2,7 @@
 // Where a run's inputs come from, chosen one way for every front end: a file the user names,
 // random numbers of a seed, else the archive's sample inputs, else random numbers of seed 0.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ struct InputsChoice {
   std::string file;                    // an inputs file (safetensors, torch.save), by input name
   std::optional<uint64_t> randomSeed;  // random numbers even where the archive has samples
   bool randomWhenNone = true;  // false: a program with user inputs and no samples is refused
+  /// Inputs already made (a body call's operands), with the words for them: they win over all else.
+  std::shared_ptr<const std::vector<TensorData>> given = {};
+  std::string givenDescription = {};
 };
 
 /// The inputs chosen, and the words for them ("sample inputs from the archive").

@@ -79,6 +79,37 @@ struct InnerRecord {
   NodeRecord record;
 };
 
+/// The autocast region a body ran in (`with torch.autocast(...)`): what running it again as a
+/// program of its own must set to give the same bits.
+struct AutocastRegion {
+  std::string device = "cpu";  // the device type it applies to
+  DType dtype = DType::Unknown;
+  bool cache = true;
+};
+
+/// One call of a higher-order node's body: a map's row, a scan's step, a while_loop's iteration
+/// (its cond_fn's too), the branch a cond took. Its operands are copies, so it can run again as a
+/// program of its own (Subgraph::graph) with them as its inputs and give the same results.
+struct BodyCall {
+  std::size_t subgraph = 0;  // in Program::subgraphs of the program the node is in
+  std::size_t iteration = 0;  // among the node's calls of this subgraph, from 0
+  std::vector<TensorData> operands;  // in placeholder order; numbers as 0-d tensors
+  std::vector<TensorData> results;   // in output order (empty when the call failed)
+  /// Per operand: the result of the same subgraph's previous call it is (a value carried from one
+  /// iteration to the next), else -1.
+  std::vector<int> carriedFrom;
+  std::optional<AutocastRegion> autocast;
+};
+
+/// The calls of a higher-order node's bodies in one run of it, in the order they ran.
+struct BodyCalls {
+  std::vector<BodyCall> calls;
+  /// Calls past the memory allowed were run but not kept: this many.
+  std::size_t notKept = 0;
+  /// Why the node's run stopped (it failed inside a body), else empty.
+  std::string failure;
+};
+
 /// Conditions that stop a run after the node that meets them.
 struct StopConditions {
   bool nanOrInf = false;

@@ -43,6 +43,9 @@ struct SessionOptions {
   /// True when the session is no longer wanted while it is made: a Python worker it starts
   /// (importing torch and the user's modules) is stopped, and the session is not made.
   std::function<bool()> abandoned = {};
+  /// Every node runs under this autocast region: for a body run on its own (BodyCall::autocast),
+  /// as the higher-order node around it ran it.
+  std::optional<AutocastRegion> autocast = {};
 };
 
 /// What drives a run between two nodes: the command line, the studio's engine thread, a
@@ -141,6 +144,10 @@ class Session {
   /// is not a tensor). Throws std::runtime_error when the node cannot run again.
   virtual std::vector<std::optional<TensorData>> rerunNode(NodeId node,
                                                            const std::vector<std::optional<TensorData>>& inputs) = 0;
+  /// Runs a higher-order node that has run once more on the run's values, keeping a copy of
+  /// every call of its bodies (up to `maxBytes` of operands and results), and leaves the run as it
+  /// was. Throws std::runtime_error when the node has not run, has no body, or its values are gone.
+  virtual BodyCalls traceBodyCalls(NodeId node, std::size_t maxBytes) = 0;
 };
 
 }  // namespace torchir

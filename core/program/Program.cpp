@@ -8,6 +8,19 @@ std::vector<ValueId> valuesNamedBy(const Node& n) {
   return out;
 }
 
+std::vector<std::size_t> subgraphsOf(const Program& p, const Node& n) {
+  std::vector<std::size_t> out;
+  for (const NodeArgument& a : n.inputs) {
+    const auto* graph = a.arg.as<arg::Graph>();
+    if (!graph || graph->value < 0 || static_cast<std::size_t>(graph->value) >= p.values.size()) continue;
+    const NodeId producer = p.value(graph->value).producer;
+    if (producer < 0 || static_cast<std::size_t>(producer) >= p.nodes.size()) continue;
+    const int32_t index = p.node(producer).subgraph;
+    if (index >= 0 && static_cast<std::size_t>(index) < p.subgraphs.size()) out.push_back(static_cast<std::size_t>(index));
+  }
+  return out;
+}
+
 const std::string& Node::stackTraceText() const {
   static const std::string none;
   return stackTrace ? *stackTrace : none;

@@ -97,6 +97,11 @@ inline bool isOpNode(const Node& n) { return n.opcode == Opcode::CallFunction &&
 /// The values a node's arguments name, argument after argument (NodeArgument::values in order).
 std::vector<ValueId> valuesNamedBy(const Node& n);
 
+struct Program;
+/// The subgraphs a higher-order node's graph arguments name (Program::subgraphs indices), in
+/// argument order; empty for any other node.
+std::vector<std::size_t> subgraphsOf(const Program& p, const Node& n);
+
 /// One module of the `nn_module_stack` hierarchy; index 0 is the root (path "").
 struct Module {
   std::string path;  // "layer1.0.conv1"
