@@ -199,6 +199,10 @@ class AtenSession final : public Session {
     return runWhile([&] { return m_runs[static_cast<std::size_t>(node)].executed; }, observer);
   }
 
+  StepOutcome runUpTo(NodeId node, RunObserver* observer) override {
+    return runWhile([&] { return m_pos >= node; }, observer);
+  }
+
   StepOutcome run(RunObserver* observer) override {
     return runWhile([] { return false; }, observer);
   }
@@ -331,7 +335,8 @@ class AtenSession final : public Session {
   BodyCalls traceBodyCalls(NodeId id, std::size_t maxBytes) override {
     const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
     if (subgraphsOf(m_p, n).empty()) throw std::runtime_error("node '" + n.name + "' has no body");
-    if (!m_runs[static_cast<std::size_t>(id)].executed || m_kernels[static_cast<std::size_t>(id)]->problem())
+    // it ran, or runs next (where it failed, too): its arguments are in the frame
+    if ((!m_runs[static_cast<std::size_t>(id)].executed && id != m_pos) || m_kernels[static_cast<std::size_t>(id)]->problem())
       throw std::runtime_error("node '" + n.name + "' has not run");
     BodyTrace trace(maxBytes, c10::Device(m_device).type());
     m_trace = &trace;

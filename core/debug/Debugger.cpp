@@ -104,6 +104,7 @@ DebugOutcome Debugger::execute(DebugCommand command, NodeId target, const StopCo
         break;
       case DebugCommand::Continue: outcome = m_session->run(observer); break;
       case DebugCommand::RunTo: outcome = m_session->runTo(target, observer); break;
+      case DebugCommand::RunUpTo: outcome = m_session->runUpTo(target, observer); break;
       case DebugCommand::Reset:
         m_reference.reset();  // the comparison described the run that goes
         m_session->reset();
@@ -263,10 +264,15 @@ DebugTarget bodyTarget(const DebugTarget& parent, const BodyCall& call, std::str
   DebugTarget t;
   t.program = body.graph;
   t.path = parent.path;
-  t.inputs.given = std::make_shared<const std::vector<TensorData>>(call.operands);
-  t.inputs.givenDescription = std::move(description);
-  t.autocast = call.autocast;
+  runOnCall(t, call, std::move(description));
   return t;
+}
+
+void runOnCall(DebugTarget& body, const BodyCall& call, std::string description) {
+  body.inputs = {};
+  body.inputs.given = std::make_shared<const std::vector<TensorData>>(call.operands);
+  body.inputs.givenDescription = std::move(description);
+  body.autocast = call.autocast;
 }
 
 PatchTrial Debugger::tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches, RunObserver* observer) {

@@ -34,14 +34,17 @@ struct DebugTarget {
 };
 
 /// One call of a body of `parent`'s program, as a program of its own: the subgraph, run on the
-/// call's operands under the call's autocast region; `description` names the call for the inputs'
-/// words ("iteration 3 of body_graph_0 at node map_impl"). Throws std::out_of_range for a call of
-/// another program.
+/// call's operands under the call's autocast region (runOnCall); `description` names the call for
+/// the inputs' words ("iteration 3 of body_graph_0 at node map_impl"). Throws std::out_of_range
+/// for a call of another program.
 DebugTarget bodyTarget(const DebugTarget& parent, const BodyCall& call, std::string description);
+/// `body`'s run takes the call's operands as its inputs and runs under its autocast region.
+void runOnCall(DebugTarget& body, const BodyCall& call, std::string description);
 
 /// Compare starts a paired run; CompareOn runs it on; Sensitivity measures each quantized layer.
 /// Replay: a job that ended in making a capture's run again (it failed or was stopped there).
-enum class DebugCommand : uint8_t { Step, StepBack, Continue, RunTo, Reset, Compare, CompareOn, Replay, Sensitivity };
+/// RunUpTo stops before its node (RunTo after it).
+enum class DebugCommand : uint8_t { Step, StepBack, Continue, RunTo, RunUpTo, Reset, Compare, CompareOn, Replay, Sensitivity };
 
 /// The records of the nodes that ran since the last progress taken. Nodes run in order, so
 /// everything before `position` has run.

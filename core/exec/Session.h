@@ -84,6 +84,8 @@ class Session {
   virtual StepOutcome step(RunObserver* observer = nullptr) = 0;
   /// Runs until `node` has run (or something stops the run first).
   virtual StepOutcome runTo(NodeId node, RunObserver* observer = nullptr) = 0;
+  /// Runs until `node` is the next to run (or something stops the run first): it has not run.
+  virtual StepOutcome runUpTo(NodeId node, RunObserver* observer = nullptr) = 0;
   /// Runs to the end, stopping before a breakpoint (not the one it starts at), after a node that
   /// meets a stop condition or that the observer stops at, at a failure, or when cancelled.
   virtual StepOutcome run(RunObserver* observer = nullptr) = 0;
@@ -144,9 +146,10 @@ class Session {
   /// is not a tensor). Throws std::runtime_error when the node cannot run again.
   virtual std::vector<std::optional<TensorData>> rerunNode(NodeId node,
                                                            const std::vector<std::optional<TensorData>>& inputs) = 0;
-  /// Runs a higher-order node that has run once more on the run's values, keeping a copy of
-  /// every call of its bodies (up to `maxBytes` of operands and results), and leaves the run as it
-  /// was. Throws std::runtime_error when the node has not run, has no body, or its values are gone.
+  /// Runs a higher-order node that has run, or runs next, once more on the run's values, keeping a
+  /// copy of every call of its bodies (up to `maxBytes` of operands and results), and leaves the
+  /// run as it was. Throws std::runtime_error when the node has not run and is not next, has no
+  /// body, or its values are gone.
   virtual BodyCalls traceBodyCalls(NodeId node, std::size_t maxBytes) = 0;
 };
 

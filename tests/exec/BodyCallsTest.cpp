@@ -132,15 +132,21 @@ class BodyCallsTest : public QObject {
     QCOMPARE(body.session().outputs().at(0).dtype, DType::Float32);
   }
 
-  void aNodeWithoutBodyOrNotRunIsRefused() {
+  void aNodeNotReachedOrWithoutBodyIsRefused() {
     DebugTarget t;
-    t.program = std::make_shared<const Program>(loadProgram(reachFile("map_rows", ".pt2")));
-    t.inputs.file = reachFile("map_rows", ".inputs.safetensors");
+    t.program = std::make_shared<const Program>(loadProgram(fixturePath("cond_branch", ".pt2")));
+    t.inputs.file = fixturePath("cond_branch", ".inputs.safetensors");
     Debugger d(t);
     d.start();
-    const NodeId map = firstNodeWithBody(d.program());
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error, d.bodyCalls(map, nullptr));  // not run yet
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error, d.bodyCalls(0, nullptr));    // a placeholder
+    const NodeId cond = *d.program().findNode("cond");
+    QVERIFY(d.session().position() < cond);  // the test on the sum runs first
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, d.bodyCalls(cond, nullptr));  // not run yet, not next
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, d.bodyCalls(0, nullptr));     // a placeholder: no body
+    // next: its calls are made where the run stands, which does not move
+    QCOMPARE(d.execute(DebugCommand::RunUpTo, cond, {}, nullptr).reason, StopReason::Stepped);
+    QCOMPARE(d.bodyCalls(cond, nullptr).calls.size(), std::size_t(1));
+    QCOMPARE(d.session().position(), cond);
+    QVERIFY(!d.session().record(cond));
   }
 };
 

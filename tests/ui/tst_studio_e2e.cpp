@@ -14,6 +14,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -38,6 +39,7 @@
 #include "panels/TensorSliceModel.h"
 #include "panels/TensorViewer.h"
 #include "program/QuantOps.h"
+#include "program/TensorValues.h"
 #include "formats/Safetensors.h"
 #include "session/AppIdentity.h"
 #include "session/PythonSettings.h"
@@ -580,6 +582,147 @@ class TestStudioEndToEnd : public QObject {
     const auto written = torchir::readSafetensors(dir.filePath(QStringLiteral("relu_1.outputs.safetensors")).toStdString());
     QVERIFY(written.count("output_0"));
     QVERIFY(written.at("output_0").contiguousBytes() == studio.contiguousBytes());
+  }
+
+  // A map's body in a window of its own: F11 on the map node runs to it and opens the body on its
+  // first row; another iteration runs the body on that row; a breakpoint inside stops each
+  // iteration that Continue Through Iterations reaches; the Arguments panel names the call.
+  void stepIntoAMapsBody() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    const QString program = torchir::test::fixturesDir() + QStringLiteral("/reach/map_rows/map_rows");
+    torchir::ui::OpenRequest request;
+    request.path = program + QStringLiteral(".pt2");
+    request.inputsPath = program + QStringLiteral(".inputs.safetensors");
+    QVERIFY(openReady(window, request));
+    const torchir::Program& p = window.program()->program;
+    torchir::NodeId map = torchir::kNone;
+    for (const torchir::Node& n : p.nodes)
+      if (n.target.find("map_impl") != std::string::npos) map = n.id;
+    QVERIFY(map != torchir::kNone);
+    window.findChild<QTableView*>(QStringLiteral("fxTable"))->selectRow(map);
+    QTRY_COMPARE_WITH_TIMEOUT(window.selectedNode(), map, kTimeoutMs);
+    auto* stepInto = window.findChild<QAction*>(QStringLiteral("actionStepIntoBody"));
+    QVERIFY(stepInto);
+    QTRY_VERIFY_WITH_TIMEOUT(stepInto->isEnabled(), kTimeoutMs);
+    QTest::keyClick(&window, Qt::Key_F11);
+
+    MainWindow* body = nullptr;
+    (void)QTest::qWaitFor(
+        [&] {
+          for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* m = qobject_cast<MainWindow*>(w); m && m != &window && m->program()) body = m;
+          return body != nullptr;
+        },
+        kTimeoutMs);
+    QVERIFY2(body, qPrintable(window.statusBar()->currentMessage() + QString::number(int(window.session()->state())) + " at " + QString::number(window.session()->marks().current)));
+    QCOMPARE(window.session()->marks().current, map);  // the run went to the map and stays before it
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(body->windowTitle().startsWith(QStringLiteral("body_graph_0 of map_impl")));
+    auto* iteration = body->findChild<QSpinBox*>(QStringLiteral("bodyIteration"));
+    QVERIFY(iteration && iteration->isVisible());
+    QCOMPARE(iteration->maximum(), 3);  // four rows
+    body->resize(1500, 900);
+    body->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(body));
+
+    iteration->setValue(2);
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Ready, kTimeoutMs);
+    QCOMPARE(body->session()->call(), std::size_t(2));
+    const torchir::Program& b = body->program()->program;
+    torchir::NodeId relu = torchir::kNone;
+    for (const torchir::Node& n : b.nodes)
+      if (n.target.find("relu") != std::string::npos) relu = n.id;
+    QVERIFY(relu != torchir::kNone);
+    // a breakpoint on the body's relu stops each iteration there
+    body->findChild<QTableView*>(QStringLiteral("fxTable"))->selectRow(relu);
+    QTRY_COMPARE_WITH_TIMEOUT(body->selectedNode(), relu, kTimeoutMs);
+    QTest::keyClick(body, Qt::Key_F9);
+    QTRY_VERIFY_WITH_TIMEOUT(body->session()->marks().breakpoints.count(relu), kTimeoutMs);
+    QTest::keyClick(body, Qt::Key_F10);  // the matmul on row 2
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Paused, kTimeoutMs);
+    QCOMPARE(body->session()->marks().current, relu);
+    auto* through = body->findChild<QAction*>(QStringLiteral("actionContinueThroughIterations"));
+    QVERIFY(through);
+    through->trigger();  // the rest of row 2, then row 3 up to its relu
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->call(), std::size_t(3), kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Paused, kTimeoutMs);
+    QCOMPARE(body->session()->marks().current, relu);
+    QCOMPARE(iteration->value(), 3);
+
+    // the node before the breakpoint ran on row 3: the Arguments panel says which call it is
+    const torchir::NodeId matmul = body->session()->lastWorkBefore(relu);
+    QVERIFY(matmul != torchir::kNone);
+    body->findChild<QTableView*>(QStringLiteral("fxTable"))->selectRow(matmul);
+    QTRY_COMPARE_WITH_TIMEOUT(body->selectedNode(), matmul, kTimeoutMs);
+    const auto* arguments = body->findChild<QTreeView*>(QStringLiteral("argumentsView"))->model();
+    QMap<QString, QStringList> call;
+    QTRY_VERIFY_WITH_TIMEOUT(!(call = sectionRows(arguments, QStringLiteral("Body Call"))).isEmpty(), kTimeoutMs);
+    QCOMPARE(call.value(QStringLiteral("iteration")).value(3), QStringLiteral("3"));
+    QCOMPARE(call.size(), 3);  // the iteration, the row, w
+    for (const QStringList& row : call)
+      if (row.first() != QStringLiteral("iteration")) QCOMPARE(row.value(2), QStringLiteral("given by map_impl"));
+    // its output is row 3 of xs times w, as the map's fourth row is
+    const torchir::TensorMap inputs = torchir::readSafetensors((program + QStringLiteral(".inputs.safetensors")).toStdString());
+    const torchir::TensorData& xs = inputs.at("input_0");
+    const torchir::TensorData& w = inputs.at("input_1");
+    double expected = 0;
+    for (int k = 0; k < 3; ++k) expected += torchir::elementAsDouble(xs, 3 * 3 + k) * torchir::elementAsDouble(w, k * 2);
+    QTRY_COMPARE_WITH_TIMEOUT(body->tensorViewer()->title(), QStringLiteral("matmul"), kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(body->tensorViewer()->statsReady(), kTimeoutMs);
+    QVERIFY(std::abs(body->tensorViewer()->sliceModel()->index(0, 0).data().toString().toDouble() - expected) < 1e-4);
+    // the body is drawn as any program is
+    QTRY_VERIFY_WITH_TIMEOUT(body->hasFirstView(), kTimeoutMs);
+    QVERIFY(body->graphPanel()->scene()->boxForNode(matmul));
+    QVERIFY(body->graphPanel()->scene()->boxForNode(relu));
+    saveScreenshot(*body, QStringLiteral("step_into_map_body.png"));
+    body->close();
+  }
+
+  // The branch a cond took, stepped into before the cond runs: the run goes up to the cond and
+  // stays before it; the branch's window compares it with float64 as any program.
+  void stepIntoTheBranchACondTookAndCompareIt() {
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(openReady(window, {torchir::test::fixturePath("cond_branch", ".pt2"), {}, {},
+                               torchir::test::fixturePath("cond_branch", ".inputs.safetensors")}));
+    const torchir::NodeId cond = *window.program()->program.findNode("cond");
+    QVERIFY(window.session()->marks().current < cond);
+    window.findChild<QTableView*>(QStringLiteral("fxTable"))->selectRow(cond);
+    QTRY_COMPARE_WITH_TIMEOUT(window.selectedNode(), cond, kTimeoutMs);
+    auto* stepInto = window.findChild<QAction*>(QStringLiteral("actionStepIntoBody"));
+    QTRY_VERIFY_WITH_TIMEOUT(stepInto->isEnabled(), kTimeoutMs);
+    stepInto->trigger();
+    MainWindow* body = nullptr;
+    (void)QTest::qWaitFor(
+        [&] {
+          for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* m = qobject_cast<MainWindow*>(w); m && m != &window && m->program()) body = m;
+          return body != nullptr;
+        },
+        kTimeoutMs);
+    QVERIFY2(body, qPrintable(window.statusBar()->currentMessage()));
+    QCOMPARE(window.session()->marks().current, cond);  // up to the cond, not past it
+    QVERIFY(!window.session()->record(cond));
+    QVERIFY(body->windowTitle().startsWith(QStringLiteral("false_graph_0 of cond")));  // the sample's sum is negative
+    QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Ready, kTimeoutMs);
+    QCOMPARE(body->findChild<QSpinBox*>(QStringLiteral("bodyIteration"))->maximum(), 0);  // one call
+
+    auto* compare = body->findChild<QAction*>(QStringLiteral("actionCompareFloat64"));
+    QVERIFY(compare && compare->isEnabled());
+    compare->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(body->session()->comparison() != nullptr, kTimeoutMs);
+    QCOMPARE(body->session()->state(), RunState::Finished);
+    const auto* fx = body->findChild<QTableView*>(QStringLiteral("fxTable"))->model();
+    const torchir::NodeId sub = *body->program()->program.findNode("sub");
+    const int maxRel = columnNamed(fx, QStringLiteral("max rel"));
+    QVERIFY(maxRel >= 0);
+    bool measured = false;
+    fx->index(sub, maxRel).data().toString().toDouble(&measured);
+    QVERIFY2(measured, qPrintable(fx->index(sub, maxRel).data().toString()));
+    body->close();
   }
 
   void stepBackWithShiftF10() {

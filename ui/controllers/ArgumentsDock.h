@@ -13,7 +13,9 @@ struct StudioContext;
 
 /// Follows the selection, as the tensor dock does: a node that ran shows its record (each
 /// argument as the schema saw it, where it came from), with the failure's diagnosis where it
-/// failed; a node not run yet shows the program's own arguments.
+/// failed; a node not run yet shows the program's own arguments. In a body's window, under any
+/// node: the call the run is of (its iteration) and where each of the body's inputs came from
+/// (the value carried from the call before, or the higher-order node's operand).
 class ArgumentsDock : public QObject {
   Q_OBJECT
 

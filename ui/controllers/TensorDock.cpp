@@ -66,6 +66,10 @@ void TensorDock::followSelection() {
       m_requestedTensorTitle = QString::fromStdString(out.name);
       m_session->requestTensor(out.id);
     }
+  } else if (!m_session->record(selected) && torchir::isOpNode(node)) {
+    // what the viewer shows is of another run (the last one, another iteration of a body)
+    forgetRequests();
+    m_viewer->setUnavailable(tr("%1 has not run yet").arg(QString::fromStdString(node.name)));
   }
 }
 

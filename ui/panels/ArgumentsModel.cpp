@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QStringList>
+#include <algorithm>
 #include <set>
 
 #include "panels/ExportedArgument.h"
@@ -146,7 +147,7 @@ ArgumentsModel::ArgumentsModel(QObject* parent) : QAbstractItemModel(parent) {}
 void ArgumentsModel::setNode(const torchir::Program& program, torchir::NodeId nodeId,
                              const torchir::NodeRecord* record, const torchir::Diagnosis* failure) {
   beginResetModel();
-  for (auto& g : m_groups) g.clear();
+  for (int g = 0; g < CallGroup; ++g) m_groups[static_cast<std::size_t>(g)].clear();
   m_hasNode = nodeId >= 0 && static_cast<std::size_t>(nodeId) < program.nodes.size();
   if (m_hasNode) {
     const torchir::Node& node = program.node(nodeId);
@@ -190,6 +191,7 @@ void ArgumentsModel::setNode(const torchir::Program& program, torchir::NodeId no
     }
     markOddOnes(args);
   }
+  showGroups();
   endResetModel();
 }
 
@@ -197,7 +199,27 @@ void ArgumentsModel::clear() {
   beginResetModel();
   m_hasNode = false;
   for (auto& g : m_groups) g.clear();
+  showGroups();
   endResetModel();
+}
+
+ArgumentsModel::Row ArgumentsModel::summaryRow(const QString& name, const QString& type, const QString& source,
+                                               const torchir::ValueSummary& v) {
+  return rowFromSummary(name, type, source, v);
+}
+
+void ArgumentsModel::setCallRows(std::vector<Row> rows) {
+  beginResetModel();
+  m_groups[CallGroup] = std::move(rows);
+  showGroups();
+  endResetModel();
+}
+
+void ArgumentsModel::showGroups() {
+  m_shown.clear();
+  if (!m_hasNode) return;
+  for (int g = 0; g < GroupCount; ++g)
+    if (g == ArgumentsGroup || g == OutputsGroup || !m_groups[static_cast<std::size_t>(g)].empty()) m_shown.push_back(g);
 }
 
 const ArgumentsModel::Row* ArgumentsModel::rowAt(const QModelIndex& index) const {
@@ -218,38 +240,38 @@ QString ArgumentsModel::highlightReason(const QModelIndex& index) const {
 
 QModelIndex ArgumentsModel::index(int row, int column, const QModelIndex& parent) const {
   if (column < 0 || column >= ColumnCount || row < 0) return {};
-  if (!parent.isValid()) return row < groupCount() ? createIndex(row, column, kGroupId) : QModelIndex();
-  if (parent.internalId() != kGroupId || parent.column() != 0) return {};
-  if (row >= static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].size())) return {};
-  return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
+  const int groups = static_cast<int>(m_shown.size());
+  if (!parent.isValid()) return row < groups ? createIndex(row, column, kGroupId) : QModelIndex();
+  if (parent.internalId() != kGroupId || parent.column() != 0 || parent.row() >= groups) return {};
+  const int group = m_shown[static_cast<std::size_t>(parent.row())];
+  if (row >= static_cast<int>(m_groups[static_cast<std::size_t>(group)].size())) return {};
+  return createIndex(row, column, static_cast<quintptr>(group + 1));
 }
 
 QModelIndex ArgumentsModel::parent(const QModelIndex& child) const {
   if (!child.isValid() || child.internalId() == kGroupId) return {};
-  return createIndex(static_cast<int>(child.internalId() - 1), 0, kGroupId);
+  const int group = static_cast<int>(child.internalId() - 1);
+  const auto at = std::find(m_shown.begin(), m_shown.end(), group);
+  return at == m_shown.end() ? QModelIndex() : createIndex(static_cast<int>(at - m_shown.begin()), 0, kGroupId);
 }
 
 int ArgumentsModel::rowCount(const QModelIndex& parent) const {
-  if (!parent.isValid()) return groupCount();
-  if (parent.internalId() != kGroupId || parent.column() != 0) return 0;
-  return static_cast<int>(m_groups[static_cast<std::size_t>(parent.row())].size());
+  if (!parent.isValid()) return static_cast<int>(m_shown.size());
+  if (parent.internalId() != kGroupId || parent.column() != 0 || parent.row() >= static_cast<int>(m_shown.size())) return 0;
+  return static_cast<int>(m_groups[static_cast<std::size_t>(m_shown[static_cast<std::size_t>(parent.row())])].size());
 }
 
 int ArgumentsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
-
-int ArgumentsModel::groupCount() const {
-  if (!m_hasNode) return 0;
-  return m_groups[InsideGroup].empty() ? InsideGroup : GroupCount;  // "Inside" only when something ran there
-}
 
 QVariant ArgumentsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   if (index.internalId() == kGroupId) {
     if (role != Qt::DisplayRole || index.column() != Name) return {};
-    switch (index.row()) {
+    switch (index.row() < static_cast<int>(m_shown.size()) ? m_shown[static_cast<std::size_t>(index.row())] : -1) {
       case ArgumentsGroup: return QStringLiteral("Arguments");
       case OutputsGroup: return QStringLiteral("Outputs");
-      default: return QStringLiteral("Inside");
+      case InsideGroup: return QStringLiteral("Inside");
+      default: return QStringLiteral("Body Call");
     }
   }
   const Row* row = rowAt(index);

@@ -13,13 +13,14 @@ namespace torchir::ui {
 /// One node's call as a two-level tree: top rows "Arguments" and "Outputs", one child per
 /// argument or output, and for a higher-order node that ran (cond, while_loop, ...) "Inside": the
 /// nodes its subgraphs ran. What it shows depends on what is known about the node: the record of
-/// its last run, else the diagnosis of its failure, else the node as exported.
+/// its last run, else the diagnosis of its failure, else the node as exported. In a body's window,
+/// "Body Call" last: the iteration shown and where each of the body's inputs came from.
 class ArgumentsModel : public QAbstractItemModel {
   Q_OBJECT
 
  public:
   enum Columns { Name, Type, Source, Value, DType, Shape, Strides, Device, ColumnCount };
-  enum Groups { ArgumentsGroup, OutputsGroup, InsideGroup, GroupCount };
+  enum Groups { ArgumentsGroup, OutputsGroup, InsideGroup, CallGroup, GroupCount };
 
   explicit ArgumentsModel(QObject* parent = nullptr);
 
@@ -49,13 +50,19 @@ class ArgumentsModel : public QAbstractItemModel {
     std::optional<torchir::ValueId> value;
     QString highlight;  // empty: not highlighted
   };
+  /// A row of `v` (its kind, dtype, shape) under `name`.
+  static Row summaryRow(const QString& name, const QString& type, const QString& source, const torchir::ValueSummary& v);
+  /// The "Body Call" rows, shown under every node until set again (empty: none).
+  void setCallRows(std::vector<Row> rows);
 
  private:
   const Row* rowAt(const QModelIndex& index) const;
-  int groupCount() const;
+  /// The groups on screen, top row first: Arguments and Outputs always, the others when not empty.
+  void showGroups();
 
   bool m_hasNode = false;
   std::array<std::vector<Row>, GroupCount> m_groups;
+  std::vector<int> m_shown;  // group of each top row
 };
 
 }  // namespace torchir::ui

@@ -20,7 +20,11 @@ void deriveViews(LoadedProgram& loaded) {
   loaded.viewGraph = graph.get();
 }
 
-torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded) {
+QString BodyOrigin::callText(std::size_t call) const {
+  return QStringLiteral("iteration %1 of %2's %3").arg(call).arg(node, graph);
+}
+
+torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded, std::size_t call) {
   auto path = [](const QString& p) { return QFile::encodeName(p).toStdString(); };
   torchir::DebugTarget t;
   t.program = std::shared_ptr<const torchir::Program>(loaded, &loaded->program);
@@ -30,6 +34,8 @@ torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded) {
   t.castWeights = loaded->request.castWeights;
   t.capture = loaded->capture;
   t.capturePath = path(loaded->request.capturePath);
+  if (loaded->body && call < loaded->body->calls.size())
+    torchir::runOnCall(t, loaded->body->calls[call], loaded->body->callText(call).toStdString());
   return t;
 }
 

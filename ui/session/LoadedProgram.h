@@ -14,6 +14,18 @@
 
 namespace torchir::ui {
 
+/// A higher-order node's body shown in a window of its own: the node's program as its run had it,
+/// and the calls of the body that the node's run made, each a run of the body on its own.
+struct BodyOrigin {
+  torchir::DebugTarget parent;
+  QString node, graph;                   // the higher-order node, the body's subgraph
+  std::vector<torchir::BodyCall> calls;  // of this subgraph, in the order they ran
+  std::size_t notKept = 0;               // calls that ran but were not kept (memory)
+  QString failure;                       // the node's run failed inside a body: libtorch's words
+  /// "iteration 2 of map_impl's body_graph_0": the words for a call's inputs.
+  QString callText(std::size_t call) const;
+};
+
 /// A program read off the GUI thread, together with what the views derive from it, which is
 /// computed on the same thread so the GUI only ever receives finished data.
 struct LoadedProgram {
@@ -32,6 +44,8 @@ struct LoadedProgram {
   std::shared_ptr<const torchir::layout::ViewGraph> viewGraph;
   /// The capture the program was opened from (request.capturePath), else null.
   std::shared_ptr<const torchir::Capture> capture;
+  /// Set when the program is a higher-order node's body, run on one of its calls.
+  std::shared_ptr<const BodyOrigin> body;
 };
 
 /// What the views derive from `loaded.program` (the FX table's cells, the view graph, the quantized
@@ -41,8 +55,9 @@ void deriveViews(LoadedProgram& loaded);
 // Shared and const: handed across threads by signal, then read by several views.
 using LoadedProgramPtr = std::shared_ptr<const LoadedProgram>;
 
-/// What the debugger runs: the program, which the target keeps alive, and its files.
-torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded);
+/// What the debugger runs: the program, which the target keeps alive, and its files; a body's run
+/// on its call `call`.
+torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded, std::size_t call = 0);
 
 }  // namespace torchir::ui
 

@@ -10,12 +10,12 @@
 
 namespace torchir::ui {
 
-void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded, const StartReplies& replies) {
+void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded, std::size_t call, const StartReplies& replies) {
   job.setDebugger(nullptr);
   try {
     const torchir::AtenBackend& backend = torchir::atenBackend();  // dlopen, ~0.3-1 s the first time
     backend.setPythonHost(effectivePythonHost());
-    auto debugger = std::make_unique<torchir::Debugger>(debugTarget(loaded));
+    auto debugger = std::make_unique<torchir::Debugger>(debugTarget(loaded, call));
     const QString description = QString::fromStdString(debugger->start(job.abandoned()));
     job.setDebugger(std::move(debugger));
     torchir::DebugOutcome reset;

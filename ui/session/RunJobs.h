@@ -20,9 +20,9 @@ struct StartReplies {
   std::function<void(QString problem)> failed;
 };
 
-/// The job's debugger from now on: `loaded`'s, on the backend with Preferences › Python as they
+/// The job's debugger from now on: `loaded`'s (a body's on its call `call`), on the backend with Preferences › Python as they
 /// are now, started with its inputs. A Python worker's start gives up when another program is opened.
-void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded, const StartReplies& replies);
+void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded, std::size_t call, const StartReplies& replies);
 
 /// A run command of the debugger: Step, StepBack, Continue, RunTo `target`, Reset, a comparison
 /// with what `compare` names (Compare) or on to its next stop (CompareOn). Never throws: a reference

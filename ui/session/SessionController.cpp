@@ -28,13 +28,15 @@ void SessionController::forgetRun() {
   releaseInBackground(std::exchange(m_comparison, nullptr));
 }
 
-void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints) {
+void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints,
+                                   std::size_t call) {
   if (!program) {
     clear();
     return;
   }
   forgetRun();
   m_program = std::move(program);
+  m_call = call;
   forgetAnnotations();
   setProblems({});
   m_marks.executed.assign(m_program->program.nodes.size(), false);
@@ -45,7 +47,8 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
   StartReplies replies{[this](EngineReportPtr report, QString inputs) { onStarted(report, inputs); },
                        [this](std::vector<torchir::Problem> problems) { setProblems(std::move(problems)); },
                        [this](QString problem) { onStartFailed(problem); }};
-  post(0, [replies, loaded = m_program](EngineJob& job) { startDebugger(job, loaded, replies); }, /*needsDebugger=*/false);
+  post(0, [replies, loaded = m_program, call](EngineJob& job) { startDebugger(job, loaded, call, replies); },
+       /*needsDebugger=*/false);
   setState(RunState::Starting);
   Q_EMIT marksChanged();
 }

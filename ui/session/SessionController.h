@@ -33,10 +33,13 @@ class SessionController : public QObject {
   ~SessionController() override;  // cancels any run and joins the engine thread
 
   /// Creates the engine session on the engine thread: inputs from request.inputsPath, else the
-  /// program's sample inputs, else random inputs with seed 0. Ready, or Failed with sessionFailed(),
-  /// follows. The breakpoints are the program's from the start (e.g. those stored for its file). A
-  /// null program is clear().
-  void setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints = {});
+  /// program's sample inputs, else random inputs with seed 0; a body's, its call `call`. Ready, or
+  /// Failed with sessionFailed(), follows. The breakpoints are the program's from the start (e.g.
+  /// those stored for its file). A null program is clear().
+  void setProgram(torchir::ui::LoadedProgramPtr program, const std::set<torchir::NodeId>& breakpoints = {},
+                  std::size_t call = 0);
+  /// The body's call the run is of (0 for a program that is no body).
+  std::size_t call() const { return m_call; }
   void clear();  // back to Empty
 
   RunState state() const { return m_state; }
@@ -183,6 +186,7 @@ class SessionController : public QObject {
 
   RunState m_state = RunState::Empty;
   torchir::ui::LoadedProgramPtr m_program;
+  std::size_t m_call = 0;
   quint64 m_generation = 0;  // of the program (or Empty) now shown; older engine results are dropped
   quint64 m_commandId = 0;   // of the last command sent
   ExecutionMarks m_marks;

@@ -29,6 +29,7 @@
 #include "controllers/QuantizationTools.h"
 #include "controllers/ReproExport.h"
 #include "controllers/RunStatus.h"
+#include "controllers/StepIntoBody.h"
 #include "controllers/TensorDock.h"
 #include "graph/FindBar.h"
 #include "graph/GoToNodeDialog.h"
@@ -47,6 +48,7 @@
 #include "session/Selection.h"
 #include "session/SessionController.h"
 #include "session/StudioContext.h"
+#include "windows/BodyBar.h"
 #include "windows/CompareMenu.h"
 #include "windows/FxTablePane.h"
 #include "windows/LoadBanner.h"
@@ -175,12 +177,20 @@ void MainWindow::createControllers() {
   m_captures = new CaptureService(studio);
   m_repro = new ReproExport(studio);
   m_quantization = new QuantizationTools(studio, m_graph);
+  m_stepInto = new StepIntoBody(studio);
+  // each body in a window of its own, which runs it as any program
+  connect(m_stepInto, &StepIntoBody::bodyReady, this, [](const LoadedProgramPtr& body) {
+    auto* window = new MainWindow;
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->showBody(body);
+    window->show();
+  });
 }
 
 void MainWindow::createMenus() {
   // What applies to one node, in the table's and the graph's context menus: a right-click selects
   // the node first (the table moves its current row), so they act on it.
-  const QList<QAction*> runOnNode{m_actions->runToSelected(), m_actions->toggleBreakpoint(),
+  const QList<QAction*> runOnNode{m_actions->runToSelected(), m_actions->toggleBreakpoint(), m_stepInto->action(),
                                   m_editAndContinue->editCallAction(), m_quantization->keepInFloatAction()};
   const QList<QAction*> keepOfNode = m_captures->nodeActions() << m_repro->action();
   QTableView* table = m_table->view();
@@ -194,6 +204,9 @@ void MainWindow::createMenus() {
   runToolBar->setObjectName(QStringLiteral("runToolBar"));
   runToolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   runToolBar->addActions(m_actions->runActions());
+  m_bodyBar = new BodyBar(m_session, this);
+  addToolBarBreak();
+  addToolBar(m_bodyBar);
 
   auto* compare = new CompareMenu(m_session, m_quantization->sensitivityAction(), this);
   auto* view = new ViewMenu(
@@ -232,6 +245,7 @@ void MainWindow::createMenus() {
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   runMenu->addActions(m_actions->runActions());
+  runMenu->addAction(m_stepInto->action());
   runMenu->addSeparator();
   runMenu->addAction(m_editAndContinue->editCallAction());
   runMenu->addAction(m_editAndContinue->applyFixAction());
@@ -254,7 +268,7 @@ void MainWindow::connectSession() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  saveWindowState(this, m_splitter);
+  if (!m_program || !m_program->body) saveWindowState(this, m_splitter);  // a body's window is the program's one's
   m_session->stop();
   QMainWindow::closeEvent(event);
 }
@@ -283,6 +297,8 @@ void MainWindow::open(const OpenRequest& given) {
   // a capture's program is known once the loader has read the capture
   m_loader->load(request.capturePath.isEmpty() ? completeRequest(request) : request);
 }
+
+void MainWindow::showBody(const LoadedProgramPtr& body) { showProgram(body); }
 
 void MainWindow::showHint(const QString& text) { statusBar()->showMessage(text); }
 
@@ -330,7 +346,10 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
   m_argumentsShown->setProgram(program);
   m_diagnosis->clear();
   m_tensors->clear();
-  m_savedBreakpoints = BreakpointStore().load(program->request.path, program->program);
+  // a body's breakpoints are its window's (the file's are of the program around it)
+  m_savedBreakpoints = program->body ? std::set<torchir::NodeId>{}
+                                     : BreakpointStore().load(program->request.path, program->program);
+  m_bodyBar->setProgram(program);
   // The engine starts once the first view is on screen: loading libtorch and resolving every
   // node's kernel take both cores for a moment, and the graph is what the user waits for.
   m_session->clear();
@@ -351,6 +370,11 @@ void MainWindow::showProgramTitles(const LoadedProgram& program) {
   const QFileInfo info(program.request.path);
   statusBar()->clearMessage();
   m_programInfoLabel->setText(programStatusText(program.program));
+  if (program.body) {
+    setWindowTitle(QStringLiteral("%1 of %2 — %3 — %4").arg(program.body->graph, program.body->node, info.fileName(), kAppTitle));
+    Q_EMIT programShown(program.request.path);
+    return;
+  }
   setWindowTitle(QStringLiteral("%1 — %2").arg(info.fileName(), kAppTitle));
   setWindowFilePath(info.absoluteFilePath());
   m_recentMenu->add(program.request.path);
@@ -360,7 +384,7 @@ void MainWindow::showProgramTitles(const LoadedProgram& program) {
 
 void MainWindow::startSession() {
   if (!m_program || m_session->program() == m_program) return;  // none shown, or started already
-  m_session->setProgram(m_program, m_savedBreakpoints);
+  m_session->setProgram(m_program, m_savedBreakpoints, m_program->body ? BodyBar::firstCall(*m_program->body) : 0);
 }
 
 void MainWindow::showLoadError(const QString& path, const QString& problem) {
@@ -382,7 +406,7 @@ void MainWindow::onMarksChanged() {
                                     m_session->changedRecords());
   // Only the user changes breakpoints of the session's program; a program being replaced or not
   // yet started has empty marks, which are nobody's change.
-  if (m_session->program() == m_program && marks.breakpoints != m_savedBreakpoints) saveBreakpoints();
+  if (m_session->program() == m_program && marks.breakpoints != m_savedBreakpoints && !m_program->body) saveBreakpoints();
 }
 
 void MainWindow::onStopped(torchir::StopReason reason) {

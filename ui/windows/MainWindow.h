@@ -22,6 +22,7 @@ namespace torchir::ui {
 class ArgumentsDock;
 class ArgumentsPanel;
 class AsyncProgramLoader;
+class BodyBar;
 class CaptureService;
 class DiagnosisPanel;
 class EditAndContinue;
@@ -36,6 +37,7 @@ class QuantizationTools;
 class ReproExport;
 class Selection;
 class SessionController;
+class StepIntoBody;
 class TensorDock;
 class TensorViewer;
 
@@ -55,6 +57,8 @@ class MainWindow : public QMainWindow {
   /// Starts reading the program in the background; programShown() or loadFailed() follows.
   void openFile(const QString& path);
   void open(const OpenRequest& request);
+  /// Shows a higher-order node's body (bodyProgram), run on its first call (the failed one, if any).
+  void showBody(const LoadedProgramPtr& body);
   /// Puts a note in the status bar, e.g. why no program is shown.
   void showHint(const QString& text);
 
@@ -133,6 +137,8 @@ class MainWindow : public QMainWindow {
   ReproExport* m_repro = nullptr;
   QuantizationTools* m_quantization = nullptr;
   EditAndContinue* m_editAndContinue = nullptr;
+  StepIntoBody* m_stepInto = nullptr;
+  BodyBar* m_bodyBar = nullptr;  // shown in a body's window
   QSplitter* m_splitter = nullptr;
   LoadBanner* m_banner = nullptr;
   QLabel* m_programInfoLabel = nullptr;
