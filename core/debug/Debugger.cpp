@@ -8,6 +8,7 @@
 #include "exec/AtenBackend.h"
 #include "exec/MachineMemory.h"
 #include "formats/MappedFile.h"
+#include "formats/Pt2Writer.h"
 #include "program/LoadError.h"
 #include "quant/KeepInFloat.h"
 #include "quant/QuantComparison.h"
@@ -273,6 +274,7 @@ void runOnCall(DebugTarget& body, const BodyCall& call, std::string description)
   body.inputs.given = std::make_shared<const std::vector<TensorData>>(call.operands);
   body.inputs.givenDescription = std::move(description);
   body.autocast = call.autocast;
+  body.isBody = true;
 }
 
 PatchTrial Debugger::tryPatches(NodeId node, const std::vector<ArgumentPatch>& patches, RunObserver* observer) {
@@ -358,10 +360,15 @@ Debugger::ReproFiles Debugger::exportRepro(const ReproPart& part, const std::str
 }
 
 void Debugger::saveCapture(const std::string& path, Capture capture, const std::vector<ValueId>& pinned, bool embedProgram) {
-  capture.program = programReference(m_target.path);
+  std::string programPath = m_target.path;
+  if (m_target.isBody) {  // the body's own program, which its inputs are of
+    programPath = std::filesystem::path(path).replace_extension(".body.pt2").string();
+    writePt2(program(), atenBackend().torchSaveArgs(*m_inputs.tensors), programPath);
+  }
+  capture.program = programReference(programPath);
   capture.python = atenBackend().pythonHost();  // which Python ran its ops defined in Python
   if (embedProgram) {
-    const auto file = MappedFile::open(m_target.path);
+    const auto file = MappedFile::open(programPath);
     auto bytes = std::make_shared<Storage>();
     bytes->data = file->data();
     bytes->nbytes = file->size();

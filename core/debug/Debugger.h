@@ -31,6 +31,8 @@ struct DebugTarget {
   std::string capturePath;
   /// A body run on its own runs under the autocast region its node ran it in.
   std::optional<AutocastRegion> autocast;
+  /// A body run on its own (runOnCall): `path` is the file of the program around it, not its own.
+  bool isBody = false;
 };
 
 /// One call of a body of `parent`'s program, as a program of its own: the subgraph, run on the
@@ -149,7 +151,9 @@ class Debugger {
   };
   ReproFiles exportRepro(const ReproPart& part, const std::string& path, RunObserver* observer);
   /// Completes `capture` with the program's reference (its bytes too, when `embedProgram`), the
-  /// run's inputs and the `pinned` values' tensors, and writes it to `path`.
+  /// run's inputs and the `pinned` values' tensors, and writes it to `path`. A body has no file of
+  /// its own: it is written beside the capture as `<capture stem>.body.pt2`, which the capture
+  /// names (std::invalid_argument when the body has symbolic sizes, which that writer refuses).
   void saveCapture(const std::string& path, Capture capture, const std::vector<ValueId>& pinned, bool embedProgram);
 
  private:

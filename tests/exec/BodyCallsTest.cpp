@@ -1,6 +1,7 @@
 // Stepping into bodies: every call of a higher-order node's bodies, kept by running the node once
 // more, runs again as a program of its own (the subgraph on the call's operands, under its
 // autocast region) to the call's own results, bit for bit. What the studio's body windows rest on.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "../program/FixtureZoo.h"
@@ -130,6 +131,32 @@ class BodyCallsTest : public QObject {
     body.start();
     QCOMPARE(body.execute(DebugCommand::Continue, kNone, {}, nullptr).reason, StopReason::Finished);
     QCOMPARE(body.session().outputs().at(0).dtype, DType::Float32);
+  }
+
+  void aBodysCaptureCarriesTheBodyAsAProgramOfItsOwn() {
+    auto d = finishedRun(reachFile("map_rows", ".pt2"), reachFile("map_rows", ".inputs.safetensors"));
+    const BodyCalls calls = d->bodyCalls(firstNodeWithBody(d->program()), nullptr);
+    const BodyCall& call = calls.calls.at(2);
+    Debugger body(bodyTarget(d->target(), call, "iteration 2"));
+    body.start();
+    QCOMPARE(body.execute(DebugCommand::Continue, kNone, {}, nullptr).reason, StopReason::Finished);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("row2.tircap").toStdString();
+    body.saveCapture(path, {}, {}, /*embedProgram=*/false);
+    QVERIFY(QFileInfo::exists(dir.filePath("row2.body.pt2")));
+
+    // reopened, the capture runs the body on row 2 again, and nothing of the map around it
+    const Capture capture = readCapture(path);
+    DebugTarget t;
+    t.path = capturedProgramPath(capture, path, dir.filePath("extracted").toStdString());
+    t.program = std::make_shared<const Program>(loadProgram(t.path));
+    t.capture = std::make_shared<const Capture>(capture);
+    t.capturePath = path;
+    QCOMPARE(t.program->nodes.size(), d->program().subgraphs.at(call.subgraph).graph->nodes.size());
+    Debugger again(t);
+    again.start();
+    QCOMPARE(again.execute(DebugCommand::Continue, kNone, {}, nullptr).reason, StopReason::Finished);
+    QVERIFY(sameTensor(again.session().outputs().at(0), call.results.at(0)));
   }
 
   void aNodeNotReachedOrWithoutBodyIsRefused() {
