@@ -248,6 +248,8 @@ class AtenSession final : public Session {
       // Mapped weights are read-only memory: a buffer the program mutates gets its own copy.
       m_values[static_cast<std::size_t>(w.value)] = w.buffer && w.held.isTensor() ? w.held.toTensor().clone() : w.held;
     m_weightCache.refill(m_values);
+    for (const InputSpec& s : m_p.inputs)  // what orders the ops with side effects: torch's is an empty tensor
+      if (s.kind == InputKind::Token && s.value != kNone) m_values[static_cast<std::size_t>(s.value)] = at::empty({0});
     for (std::size_t i = 0; i < m_inputs.size() && i < m_userInputs.size(); ++i) {
       const Value& v = m_p.value(m_userInputs[i]);
       c10::IValue& slot = m_values[static_cast<std::size_t>(m_userInputs[i])];

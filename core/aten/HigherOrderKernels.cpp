@@ -481,27 +481,33 @@ class AutocastKernel final : public BodyKernel {
   std::optional<bool> m_cacheEnabled;
 };
 
+/// The call of the op a wrapper (out_dtype, with_effects) names, as a plain node: its arguments
+/// from `first` on, positional ones named by the op's schema.
+Node wrappedCall(const Node& n, std::size_t first, const c10::FunctionSchema& schema, const std::string& wrapper) {
+  if (n.inputs.size() < first || n.inputs.size() - first > schema.arguments().size())
+    throw std::runtime_error(schema.name() + " takes " + std::to_string(schema.arguments().size()) + " arguments, " +
+                             wrapper + " gives " + std::to_string(n.inputs.size() < first ? 0 : n.inputs.size() - first));
+  Node call;
+  for (std::size_t i = first; i < n.inputs.size(); ++i) {
+    NodeArgument a = n.inputs[i];
+    if (!a.keyword) a.name = schema.arguments()[i - first].name();
+    call.inputs.push_back(std::move(a));
+  }
+  call.target = n.target;
+  call.name = n.name;
+  return call;
+}
+
 /// out_dtype(op, dtype, *args): the op computed in `dtype` (an int8 matmul accumulated in int32):
 /// the arguments cast to the dtype they promote to with a tensor of `dtype`, the op called, its
 /// result cast to `dtype` (torch's out_dtype_fallback; its int_mm path is for CUDA only).
 class OutDtypeKernel final : public HigherOrderKernel {
  public:
   OutDtypeKernel(const Program& p, const Node& n, c10::OperatorHandle op, c10::ScalarType dtype)
-      : m_op(std::move(op)), m_dtype(dtype) {
-    // the op's arguments follow the op and the dtype, positionally: named by its schema and
-    // planned as any call of it (lists, numbers and defaults converted by the schema's types)
-    const auto& schema = m_op.schema();
-    if (n.inputs.size() - 2 > schema.arguments().size())
-      throw std::runtime_error(schema.name() + " takes " + std::to_string(schema.arguments().size()) +
-                               " arguments, out_dtype gives " + std::to_string(n.inputs.size() - 2));
-    for (std::size_t i = 2; i < n.inputs.size(); ++i) {
-      NodeArgument a = n.inputs[i];
-      if (!a.keyword) a.name = schema.arguments()[i - 2].name();
-      m_call.inputs.push_back(std::move(a));
-    }
-    m_call.target = n.target;
-    m_call.name = n.name;
-    m_plan = planCall(p, m_call, schema);
+      : m_op(std::move(op)), m_dtype(dtype), m_call(wrappedCall(n, 2, m_op.schema(), "out_dtype")) {
+    // the op's arguments follow the op and the dtype: planned as any call of it (lists, numbers
+    // and defaults converted by the schema's types)
+    m_plan = planCall(p, m_call, m_op.schema());
   }
 
   std::string schema() const override {
@@ -534,6 +540,37 @@ class OutDtypeKernel final : public HigherOrderKernel {
   c10::OperatorHandle m_op;
   c10::ScalarType m_dtype;
   Node m_call;  // the op's call as a plain node: the plan points into its arguments
+  CallPlan m_plan;
+};
+
+/// with_effects(token, op, *args, **kwargs): an op with a side effect (a print, a custom op
+/// registered with an effect), ordered by the token it takes and gives back: the op called as
+/// any call of it, then a new token (torch's, an empty tensor) before the op's results.
+class WithEffectsKernel final : public HigherOrderKernel {
+ public:
+  WithEffectsKernel(const Program& p, const Node& n, c10::OperatorHandle op)
+      : m_op(std::move(op)), m_call(wrappedCall(n, 2, m_op.schema(), "with_effects")) {
+    m_plan = planCall(p, m_call, m_op.schema());
+  }
+
+  std::string schema() const override {
+    return "with_effects(Tensor token, OpOverload op, *args, **kwargs) -> (Tensor, ...)  [" + toString(m_op.schema()) + "]";
+  }
+
+  std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
+    torch::jit::Stack stack;
+    pushArguments(m_plan, frame, stack);
+    rec.arguments = m_plan.records;
+    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
+    m_op.callBoxed(stack);
+    std::vector<c10::IValue> results{at::empty({0})};
+    for (c10::IValue& r : stack) results.push_back(std::move(r));
+    return results;
+  }
+
+ private:
+  c10::OperatorHandle m_op;
+  Node m_call;
   CallPlan m_plan;
 };
 
@@ -775,6 +812,15 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
       return std::make_shared<OutDtypeKernel>(p, n, *op, static_cast<c10::ScalarType>(*d));
     }
     if (t == "wrap_with_set_grad_enabled") return std::make_shared<SetGradKernel>(p, n, make);
+    if (t == "with_effects") {
+      const auto* wrapped = input(n, 1).arg.as<arg::Operator>();
+      if (!wrapped) throw std::runtime_error("with_effects takes a token and an operator first");
+      auto op = findOperator(wrapped->name);
+      if (!op)
+        return HigherOrderProblem{DiagnosisClass::OpNotFound, "with_effects wraps " + qualifiedOperatorName(wrapped->name) +
+                                                                  ", which the dispatcher does not hold"};
+      return std::make_shared<WithEffectsKernel>(p, n, *op);
+    }
     if (t == "auto_functionalized" || t == "auto_functionalized_v2") {
       const NodeArgument& opArg = input(n, 0);
       const auto* wrapped = opArg.arg.as<arg::Operator>();
@@ -796,7 +842,7 @@ std::variant<std::shared_ptr<HigherOrderKernel>, HigherOrderProblem> resolveHigh
                               "no Triton kernel (export the model with the kernel's PyTorch reference instead)"};
   return HigherOrderProblem{DiagnosisClass::UnsupportedHigherOrderOp,
                             "the higher-order op " + t + " has no kernel (torchir runs cond, while_loop, map_impl, scan, "
-                            "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, hints_wrapper, out_dtype, "
+                            "associative_scan, wrap_with_autocast, wrap_with_set_grad_enabled, hints_wrapper, out_dtype, with_effects, "
                             "auto_functionalized and auto_functionalized_v2)"};
 }
 
