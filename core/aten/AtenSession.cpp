@@ -10,10 +10,12 @@
 #include <functional>
 #include <utility>
 #include <optional>
+#include <sstream>
 
 #include "AutocastScope.h"
 #include "BodyTrace.h"
 #include "FailureExplainer.h"
+#include "program/TensorValues.h"
 #include "formats/WeightsFile.h"
 #include "IValueSummary.h"
 #include "MemoryBudget.h"
@@ -102,6 +104,13 @@ class AtenSession final : public Session {
           d.message = why;
           return d;
         }
+        if (const std::string why = numberOutOfRange(v, t); !why.empty()) {
+          d.kind = DiagnosisClass::SymbolOutOfRange;
+          d.message = why;
+          d.explanation = "The program was exported with this number dynamic within that range; give one inside it or "
+                          "export with a wider Dim range.";
+          return d;
+        }
         continue;
       }
       if (v.kind != ValueKind::Tensor) continue;
@@ -158,6 +167,22 @@ class AtenSession final : public Session {
                       : v.kind == ValueKind::SymBool ? t.dtype == DType::Bool
                                                      : integral || isFloating(t.dtype);
     return fits ? "" : want + " of a fitting dtype, not " + std::string(dtypeName(t.dtype));
+  }
+
+  /// Why the number `t` gives input `v` is outside its symbol's range (as ep.module()'s guard
+  /// says: "input 'n' is 7, outside the range of s86: [0, 6]"), or "".
+  std::string numberOutOfRange(const Value& v, const TensorData& t) const {
+    const auto symbol = m_p.inputSymbols.find(v.id);
+    if (symbol == m_p.inputSymbols.end()) return {};
+    const auto range = m_p.symbolRanges.find(symbol->second);
+    if (range == m_p.symbolRanges.end()) return {};
+    const double x = elementAsDouble(t, 0);
+    const SymbolRange& r = range->second;
+    if ((!r.min || x >= static_cast<double>(*r.min)) && (!r.max || x <= static_cast<double>(*r.max))) return {};
+    std::ostringstream text;
+    text << "input '" << v.name << "' is " << x << ", outside the range of " << symbol->second << ": ["
+         << (r.min ? std::to_string(*r.min) : "-inf") << ", " << (r.max ? std::to_string(*r.max) : "inf") << "]";
+    return text.str();
   }
 
   static bool isSymbolic(ValueKind k) { return k == ValueKind::SymInt || k == ValueKind::SymFloat || k == ValueKind::SymBool; }

@@ -1,6 +1,7 @@
 #include "ExportedProgramReader.h"
 
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -255,6 +256,10 @@ class Builder {
           else
             m_laterMetas.emplace(std::string(name), tensorMeta(meta));
         });
+      } else if (key == "sym_int_values" || key == "sym_float_values") {
+        fields(v, "the graph's symbolic values", [&](std::string_view name, od::value expr) {
+          if (const Dim d = dim(expr); d.isSymbolic()) m_symbolExprs[std::string(name)] = d.expr;
+        });
       } else if (key == "is_single_tensor_return") {
         if (!v.is_null()) m_singleTensorReturn = m_r.boolean(v, "is_single_tensor_return");
       }
@@ -264,6 +269,14 @@ class Builder {
       readNodes(ofText(nodesText, "the graph's nodes"));
       startModuleTree();
     }
+    // the numbers placeholders take are the symbols their ranges constrain
+    for (const Node& n : m_p.nodes) {
+      if (n.opcode != Opcode::Placeholder || n.outputs.size() != 1) continue;
+      const Value& v = m_p.value(n.outputs.front());
+      if (v.kind != ValueKind::SymInt && v.kind != ValueKind::SymFloat) continue;
+      if (const auto e = m_symbolExprs.find(v.name); e != m_symbolExprs.end()) m_p.inputSymbols[v.id] = e->second;
+    }
+    m_symbolExprs.clear();
   }
 
   /// The program's module tree, made from the stacks of the nodes read so far on another thread
@@ -384,7 +397,7 @@ class Builder {
       });
       return expr;
     });
-    if (!ok) fail("a size or stride in tensor_values is a malformed SymInt");  // v is partly read: no text of it
+    if (!ok) fail("a size, stride or symbolic value is a malformed SymInt");  // v is partly read: no text of it
     return d;
   }
 
@@ -801,6 +814,7 @@ class Builder {
   simdjson::padded_string m_padded;
   od::document m_doc;
   // After the stacks' table: destroyed before it, it waits for the thread that reads the stacks.
+  std::map<std::string, std::string> m_symbolExprs;  // sym_int_values and sym_float_values, by name
   std::future<ModuleTreeBuilder> m_moduleTree;
   std::optional<ModuleTreeBuilder> m_treeMade;  // its maps (46k paths at 100k ops) freed with the builder
   int m_depth;          // how many graphs this one is inside

@@ -169,6 +169,9 @@ struct Program {
   std::vector<InputSpec> inputs;    // one per placeholder, in order
   std::vector<OutputSpec> outputs;  // one per output of the output node
   std::map<std::string, SymbolRange> symbolRanges;
+  /// A number a placeholder takes at run time (an int exported with Dim.DYNAMIC): the symbol it
+  /// is (`s86`), whose range symbolRanges holds.
+  std::map<ValueId, std::string> inputSymbols;
   std::vector<Module> modules;  // the module hierarchy, root first
   /// Weights, buffers and lifted constants by state_dict key / constant name.
   std::map<std::string, TensorData> weights;

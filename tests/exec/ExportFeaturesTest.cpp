@@ -154,6 +154,17 @@ class ExportFeaturesTest : public QObject {
     QVERIFY(session->setInputs({inputs[0], int64Scalar(2)}).ok());
     QCOMPARE(session->run().reason, StopReason::Finished);
     QCOMPARE(session->outputs().at(0).sizes, (std::vector<int64_t>{2, 3}));  // x[:n]
+    // the number's range is the file's (x[:n] of 6 rows: [0, 6]), checked before the run
+    QCOMPARE(program.inputSymbols.size(), std::size_t{1});
+    for (const int64_t outside : {int64_t{7}, int64_t{-1}}) {
+      const Diagnosis d = session->setInputs({inputs[0], int64Scalar(outside)});
+      QCOMPARE(d.kind, DiagnosisClass::SymbolOutOfRange);
+      QCOMPARE(d.nodeName, std::string("n"));
+      QVERIFY2(QString::fromStdString(d.message).contains(QStringLiteral("'n' is %1, outside the range of").arg(outside)),
+               d.message.c_str());
+      QVERIFY2(QString::fromStdString(d.message).endsWith(QStringLiteral(": [0, 6]")), d.message.c_str());
+    }
+    QVERIFY(session->setInputs({inputs[0], int64Scalar(6)}).ok());
   }
 };
 
