@@ -25,6 +25,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "Fixtures.h"
@@ -163,6 +164,47 @@ class TestStudioEndToEnd : public QObject {
     const auto* title = window.findChild<QLabel*>(QStringLiteral("nodeTitle"));
     QVERIFY2(title && title->text().contains(QStringLiteral("linear")), title ? qPrintable(title->text()) : "no title");
     saveScreenshot(window, QStringLiteral("mixed_precision_failure.png"));
+  }
+
+  // A runtime assertion the export recorded that does not hold (ExportDB's
+  // constrain_as_value_example checks x.item() <= 5; here x is 10): the Diagnosis panel states
+  // torch's expression and the value it was made of, with the node that made it.
+  void aFailingRuntimeAssertionIsDiagnosed() {
+    const QString db = torchir::test::fixturesDir() + QStringLiteral("/exportdb/constrain_as_value_example/constrain_as_value_example");
+    if (!QFileInfo::exists(db + QStringLiteral(".pt2"))) QSKIP("this torch's ExportDB lacks it");
+    torchir::TensorMap inputs = torchir::readSafetensors((db + QStringLiteral(".inputs.safetensors")).toStdString());
+    const torchir::TensorData x = inputs.at("input_0");
+    QCOMPARE(x.dtype, torchir::DType::Int64);
+    QCOMPARE(x.numel(), int64_t{1});
+    auto ten = std::make_shared<std::vector<std::byte>>(sizeof(int64_t));
+    const int64_t value = 10;
+    std::memcpy(ten->data(), &value, sizeof value);
+    auto storage = std::make_shared<torchir::Storage>();
+    storage->data = ten->data();
+    storage->nbytes = ten->size();
+    storage->owner = ten;
+    torchir::TensorData replaced = x;
+    replaced.storage = storage;
+    replaced.storageOffset = 0;
+    inputs["input_0"] = replaced;
+    QTemporaryDir dir;
+    const QString inputsPath = dir.filePath(QStringLiteral("ten.safetensors"));
+    torchir::writeSafetensors(inputsPath.toStdString(), inputs);
+
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(openReady(window, {db + QStringLiteral(".pt2"), {}, {}, inputsPath}));
+    QTest::keyClick(&window, Qt::Key_F5);  // Continue
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
+    auto* classLabel = window.findChild<QLabel*>(QStringLiteral("diagnosisClass"));
+    auto* explanation = window.findChild<QLabel*>(QStringLiteral("diagnosisExplanation"));
+    QVERIFY(classLabel && explanation && explanation->isVisible());
+    QVERIFY2(classLabel->text().contains(QStringLiteral("range"), Qt::CaseInsensitive), qPrintable(classLabel->text()));
+    const QString why = explanation->text();
+    QVERIFY2(why.contains(QStringLiteral("u0 &lt;= 5")) || why.contains(QStringLiteral("u0 <= 5")), qPrintable(why));
+    QVERIFY2(why.contains(QStringLiteral("item = 10")) && why.contains(QStringLiteral("at node 'item'")), qPrintable(why));
+    saveScreenshot(window, QStringLiteral("runtime_assertion.png"));
   }
 
   // Edit and continue by keys alone: F5 fails at linear (float16 inputs, float32 weights); Ctrl+.
