@@ -498,25 +498,44 @@ Node wrappedCall(const Node& n, std::size_t first, const c10::FunctionSchema& sc
   return call;
 }
 
+/// A wrapper of one op (out_dtype, with_effects) whose arguments follow the op's own from
+/// argument `first` on: the op and its call planned once, as any call of it (lists, numbers and
+/// defaults converted by the schema's types).
+class WrappedOpKernel : public HigherOrderKernel {
+ protected:
+  WrappedOpKernel(const Program& p, const Node& n, c10::OperatorHandle op, std::size_t first, const std::string& wrapper)
+      : m_op(std::move(op)), m_call(wrappedCall(n, first, m_op.schema(), wrapper)), m_plan(planCall(p, m_call, m_op.schema())) {}
+
+  /// The op's arguments from the frame; the record shows them as the op gets them.
+  torch::jit::Stack arguments(const FrameValues& frame, NodeRecord& rec) const {
+    torch::jit::Stack stack;
+    pushArguments(m_plan, frame, stack);
+    rec.arguments = m_plan.records;
+    return stack;
+  }
+  static void showValues(NodeRecord& rec, const torch::jit::Stack& stack) {
+    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
+  }
+
+  c10::OperatorHandle m_op;
+  Node m_call;  // the op's call as a plain node: the plan points into its arguments
+  CallPlan m_plan;
+};
+
 /// out_dtype(op, dtype, *args): the op computed in `dtype` (an int8 matmul accumulated in int32):
 /// the arguments cast to the dtype they promote to with a tensor of `dtype`, the op called, its
 /// result cast to `dtype` (torch's out_dtype_fallback; its int_mm path is for CUDA only).
-class OutDtypeKernel final : public HigherOrderKernel {
+class OutDtypeKernel final : public WrappedOpKernel {
  public:
   OutDtypeKernel(const Program& p, const Node& n, c10::OperatorHandle op, c10::ScalarType dtype)
-      : m_op(std::move(op)), m_dtype(dtype), m_call(wrappedCall(n, 2, m_op.schema(), "out_dtype")) {
-    // the op's arguments follow the op and the dtype: planned as any call of it (lists, numbers
-    // and defaults converted by the schema's types)
-    m_plan = planCall(p, m_call, m_op.schema());
-  }
+      : WrappedOpKernel(p, n, std::move(op), 2, "out_dtype"), m_dtype(dtype) {}
 
   std::string schema() const override {
     return "out_dtype(OpOverload op, ScalarType output_dtype, *args) -> Tensor  [" + toString(m_op.schema()) + "]";
   }
 
   std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
-    torch::jit::Stack stack;
-    pushArguments(m_plan, frame, stack);
+    torch::jit::Stack stack = arguments(frame, rec);
     at::native::ResultTypeState state;
     for (const c10::IValue& a : stack)
       if (a.isTensor()) state = at::native::update_result_type_state(a.toTensor(), state);
@@ -524,8 +543,7 @@ class OutDtypeKernel final : public HigherOrderKernel {
     const c10::ScalarType promoted = at::native::result_type(state);
     for (c10::IValue& a : stack)
       if (a.isTensor()) a = a.toTensor().to(promoted);
-    rec.arguments = m_plan.records;
-    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
+    showValues(rec, stack);
     ValueSummary dtype;
     dtype.kind = "ScalarType";
     dtype.text = c10::toString(m_dtype);
@@ -537,41 +555,29 @@ class OutDtypeKernel final : public HigherOrderKernel {
   }
 
  private:
-  c10::OperatorHandle m_op;
   c10::ScalarType m_dtype;
-  Node m_call;  // the op's call as a plain node: the plan points into its arguments
-  CallPlan m_plan;
 };
 
 /// with_effects(token, op, *args, **kwargs): an op with a side effect (a print, a custom op
 /// registered with an effect), ordered by the token it takes and gives back: the op called as
 /// any call of it, then a new token (torch's, an empty tensor) before the op's results.
-class WithEffectsKernel final : public HigherOrderKernel {
+class WithEffectsKernel final : public WrappedOpKernel {
  public:
   WithEffectsKernel(const Program& p, const Node& n, c10::OperatorHandle op)
-      : m_op(std::move(op)), m_call(wrappedCall(n, 2, m_op.schema(), "with_effects")) {
-    m_plan = planCall(p, m_call, m_op.schema());
-  }
+      : WrappedOpKernel(p, n, std::move(op), 2, "with_effects") {}
 
   std::string schema() const override {
     return "with_effects(Tensor token, OpOverload op, *args, **kwargs) -> (Tensor, ...)  [" + toString(m_op.schema()) + "]";
   }
 
   std::vector<c10::IValue> run(const FrameValues& frame, NodeRecord& rec) override {
-    torch::jit::Stack stack;
-    pushArguments(m_plan, frame, stack);
-    rec.arguments = m_plan.records;
-    for (std::size_t i = 0; i < rec.arguments.size() && i < stack.size(); ++i) rec.arguments[i].value = summarize(stack[i]);
+    torch::jit::Stack stack = arguments(frame, rec);
+    showValues(rec, stack);
     m_op.callBoxed(stack);
     std::vector<c10::IValue> results{at::empty({0})};
     for (c10::IValue& r : stack) results.push_back(std::move(r));
     return results;
   }
-
- private:
-  c10::OperatorHandle m_op;
-  Node m_call;
-  CallPlan m_plan;
 };
 
 /// hints_wrapper(body, args, kwargs, hints=...): hints for a compiler around a body that simply

@@ -118,6 +118,19 @@ void showOutputOf(MainWindow& window, torchir::NodeId node, QString* firstCell, 
   *quantization = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"))->text();
 }
 
+/// The window Step Into Body opened beside `window`, once it shows its body; null if none came.
+MainWindow* bodyWindowBeside(const MainWindow& window) {
+  MainWindow* body = nullptr;
+  (void)QTest::qWaitFor(
+      [&] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+          if (auto* m = qobject_cast<MainWindow*>(w); m && m != &window && m->program()) body = m;
+        return body != nullptr;
+      },
+      kTimeoutMs);
+  return body;
+}
+
 }  // namespace
 
 class TestStudioEndToEnd : public QObject {
@@ -650,15 +663,8 @@ class TestStudioEndToEnd : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(stepInto->isEnabled(), kTimeoutMs);
     QTest::keyClick(&window, Qt::Key_F11);
 
-    MainWindow* body = nullptr;
-    (void)QTest::qWaitFor(
-        [&] {
-          for (QWidget* w : QApplication::topLevelWidgets())
-            if (auto* m = qobject_cast<MainWindow*>(w); m && m != &window && m->program()) body = m;
-          return body != nullptr;
-        },
-        kTimeoutMs);
-    QVERIFY2(body, qPrintable(window.statusBar()->currentMessage() + QString::number(int(window.session()->state())) + " at " + QString::number(window.session()->marks().current)));
+    MainWindow* body = bodyWindowBeside(window);
+    QVERIFY2(body, qPrintable(window.statusBar()->currentMessage()));
     QCOMPARE(window.session()->marks().current, map);  // the run went to the map and stays before it
     QTRY_COMPARE_WITH_TIMEOUT(body->session()->state(), RunState::Ready, kTimeoutMs);
     QVERIFY(body->windowTitle().startsWith(QStringLiteral("body_graph_0 of map_impl")));
@@ -737,14 +743,7 @@ class TestStudioEndToEnd : public QObject {
     auto* stepInto = window.findChild<QAction*>(QStringLiteral("actionStepIntoBody"));
     QTRY_VERIFY_WITH_TIMEOUT(stepInto->isEnabled(), kTimeoutMs);
     stepInto->trigger();
-    MainWindow* body = nullptr;
-    (void)QTest::qWaitFor(
-        [&] {
-          for (QWidget* w : QApplication::topLevelWidgets())
-            if (auto* m = qobject_cast<MainWindow*>(w); m && m != &window && m->program()) body = m;
-          return body != nullptr;
-        },
-        kTimeoutMs);
+    MainWindow* body = bodyWindowBeside(window);
     QVERIFY2(body, qPrintable(window.statusBar()->currentMessage()));
     QCOMPARE(window.session()->marks().current, cond);  // up to the cond, not past it
     QVERIFY(!window.session()->record(cond));
