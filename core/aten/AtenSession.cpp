@@ -176,7 +176,12 @@ class AtenSession final : public Session {
     if (symbol == m_p.inputSymbols.end()) return {};
     const auto range = m_p.symbolRanges.find(symbol->second);
     if (range == m_p.symbolRanges.end()) return {};
-    const double x = elementAsDouble(t, 0);
+    double x = 0;
+    try {
+      x = elementAsDouble(t, 0);
+    } catch (const std::exception&) {
+      return "input '" + v.name + "' is a number of a dtype that cannot be read (" + std::string(dtypeName(t.dtype)) + ")";
+    }
     const SymbolRange& r = range->second;
     if ((!r.min || x >= static_cast<double>(*r.min)) && (!r.max || x <= static_cast<double>(*r.max))) return {};
     std::ostringstream text;
@@ -359,7 +364,7 @@ class AtenSession final : public Session {
     return callDetached(id, &inputs);
   }
 
-  BodyCalls traceBodyCalls(NodeId id, std::size_t maxBytes) override {
+  BodyCalls traceBodyCalls(NodeId id, std::size_t maxBytes, RunObserver* observer) override {
     const Node& n = m_p.nodes.at(static_cast<std::size_t>(id));
     if (subgraphsOf(m_p, n).empty()) throw std::runtime_error("node '" + n.name + "' has no body");
     // it ran, or runs next (where it failed, too): its arguments are in the frame
@@ -367,13 +372,21 @@ class AtenSession final : public Session {
       throw std::runtime_error("node '" + n.name + "' has not run");
     BodyTrace trace(maxBytes, c10::Device(m_device).type());
     m_trace = &trace;
+    // Stop reaches the bodies as it reaches a run: between two of their nodes, and a call in Python
+    RunObserver* const outer = std::exchange(m_observer, observer);
     struct Off {
       BodyTrace*& slot;
-      ~Off() { slot = nullptr; }
-    } off{m_trace};
+      RunObserver*& observer;
+      RunObserver* outer;
+      ~Off() { slot = nullptr, observer = outer; }
+    } off{m_trace, m_observer, outer};
+    PythonCallCancelScope pythonStops([this] { return cancelRequested(); });
     std::string failure;
     try {
       callDetached(id, nullptr);
+    } catch (const RunCancelled&) {
+      m_cancel = false;
+      failure = "stopped before the node's run ended";
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -898,14 +911,16 @@ class SubgraphSession final : public SubgraphRunner {
   std::vector<c10::IValue> run(const std::vector<c10::IValue>& operands) override {
     BodyTrace* trace = m_trace();
     if (!trace) return m_session.runGraph(operands, m_name);
+    trace->calling(m_index, operands);
+    std::vector<c10::IValue> results;
     try {
-      std::vector<c10::IValue> results = m_session.runGraph(operands, m_name);
-      trace->called(m_index, operands, &results);
-      return results;
+      results = m_session.runGraph(operands, m_name);
     } catch (...) {
-      trace->called(m_index, operands, nullptr);
+      trace->returned(m_index, nullptr);
       throw;
     }
+    trace->returned(m_index, &results);
+    return results;
   }
   std::vector<InnerRecord> lastRun() const override { return m_session.executedOps(m_name); }
 

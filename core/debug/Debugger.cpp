@@ -257,7 +257,7 @@ BodyCalls Debugger::bodyCalls(NodeId node, RunObserver* observer) {
       throw std::runtime_error("the capture's run could not be made again: " + replayed.diagnosis.message);
   }
   // a part of what the machine has: the copies are the user's to look at, not the run's
-  return m_session->traceBodyCalls(node, usableMemory() / 8);
+  return m_session->traceBodyCalls(node, usableMemory() / 8, observer);
 }
 
 DebugTarget bodyTarget(const DebugTarget& parent, const BodyCall& call, std::string description) {
@@ -362,8 +362,16 @@ Debugger::ReproFiles Debugger::exportRepro(const ReproPart& part, const std::str
 void Debugger::saveCapture(const std::string& path, Capture capture, const std::vector<ValueId>& pinned, bool embedProgram) {
   std::string programPath = m_target.path;
   if (m_target.isBody) {  // the body's own program, which its inputs are of
+    if (m_target.autocast)
+      throw std::runtime_error("a body run under autocast cannot be captured as a program of its own: capture the "
+                               "program around it");
     programPath = std::filesystem::path(path).replace_extension(".body.pt2").string();
-    writePt2(program(), atenBackend().torchSaveArgs(*m_inputs.tensors), programPath);
+    if (std::filesystem::path(programPath) == std::filesystem::path(m_target.path))
+      throw std::runtime_error(programPath + " is the program around the body: save the capture under another name");
+    // written whole or not at all: a reader of the file never sees half of it
+    const std::string partial = programPath + ".partial";
+    writePt2(program(), atenBackend().torchSaveArgs(*m_inputs.tensors), partial);
+    std::filesystem::rename(partial, programPath);
   }
   capture.program = programReference(programPath);
   capture.python = atenBackend().pythonHost();  // which Python ran its ops defined in Python

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,8 +105,9 @@ struct BodyCall {
 /// The calls of a higher-order node's bodies in one run of it, in the order they ran.
 struct BodyCalls {
   std::vector<BodyCall> calls;
-  /// Calls past the memory allowed were run but not kept: this many.
-  std::size_t notKept = 0;
+  /// Per subgraph, its calls run after the memory allowed was reached, not kept (a subgraph's
+  /// kept calls are its first).
+  std::map<std::size_t, std::size_t> notKept;
   /// Why the node's run stopped (it failed inside a body), else empty.
   std::string failure;
 };

@@ -148,9 +148,10 @@ class Session {
                                                            const std::vector<std::optional<TensorData>>& inputs) = 0;
   /// Runs a higher-order node that has run, or runs next, once more on the run's values, keeping a
   /// copy of every call of its bodies (up to `maxBytes` of operands and results), and leaves the
-  /// run as it was. Throws std::runtime_error when the node has not run and is not next, has no
-  /// body, or its values are gone.
-  virtual BodyCalls traceBodyCalls(NodeId node, std::size_t maxBytes) = 0;
+  /// run as it was. `observer` can cancel it between two nodes of a body (its failure then says
+  /// so). Throws std::runtime_error when the node has not run and is not next, has no body, or
+  /// its values are gone.
+  virtual BodyCalls traceBodyCalls(NodeId node, std::size_t maxBytes, RunObserver* observer = nullptr) = 0;
 };
 
 }  // namespace torchir

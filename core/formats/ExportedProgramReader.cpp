@@ -256,9 +256,18 @@ class Builder {
           else
             m_laterMetas.emplace(std::string(name), tensorMeta(meta));
         });
-      } else if (key == "sym_int_values" || key == "sym_float_values") {
-        fields(v, "the graph's symbolic values", [&](std::string_view name, od::value expr) {
-          if (const Dim d = dim(expr); d.isSymbolic()) m_symbolExprs[std::string(name)] = d.expr;
+      } else if ((key == "sym_int_values" || key == "sym_float_values") && typeOf(v) == od::json_type::object) {
+        // only what names a symbol is kept (`{"as_expr": {"expr_str": ...}}`); a concrete value
+        // (`as_int`, `as_float`) or an entry of another shape is no symbol to check, and no error
+        fields(v, "the graph's symbolic values", [&](std::string_view name, od::value entry) {
+          if (typeOf(entry) != od::json_type::object) return;
+          fields(entry, "a symbolic value", [&](std::string_view kind, od::value body) {
+            if (kind != "as_expr" || typeOf(body) != od::json_type::object) return;
+            fields(body, "a symbolic expression", [&](std::string_view k, od::value x) {
+              if (k == "expr_str" && typeOf(x) == od::json_type::string)
+                m_symbolExprs[std::string(name)] = readableSymbolExpr(std::string(m_r.string(x, "expr_str")));
+            });
+          });
         });
       } else if (key == "is_single_tensor_return") {
         if (!v.is_null()) m_singleTensorReturn = m_r.boolean(v, "is_single_tensor_return");
@@ -397,7 +406,7 @@ class Builder {
       });
       return expr;
     });
-    if (!ok) fail("a size, stride or symbolic value is a malformed SymInt");  // v is partly read: no text of it
+    if (!ok) fail("a size or stride in tensor_values is a malformed SymInt");  // v is partly read: no text of it
     return d;
   }
 

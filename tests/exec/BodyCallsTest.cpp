@@ -75,6 +75,19 @@ class BodyCallsTest : public QObject {
     QCOMPARE(QString::fromStdString(outputsMismatch(d->session(), reachFile("map_rows", ".outputs.safetensors"))), QString());
   }
 
+  void pastTheMemoryAllowedTheFirstCallsAreKept() {
+    auto d = finishedRun(reachFile("map_rows", ".pt2"), reachFile("map_rows", ".inputs.safetensors"));
+    const NodeId map = firstNodeWithBody(d->program());
+    // a row (12 bytes) and w (24, copied once: every row gets it unchanged), a result of 8 each
+    const BodyCalls calls = d->session().traceBodyCalls(map, 60);
+    QCOMPARE(calls.calls.size(), std::size_t(2));
+    QCOMPARE(calls.notKept.at(calls.calls[0].subgraph), std::size_t(2));
+    QCOMPARE(calls.calls[1].iteration, std::size_t(1));
+    QCOMPARE(calls.calls[1].operands[1].storage, calls.calls[0].operands[1].storage);
+    QVERIFY(calls.failure.empty());
+    QCOMPARE(d->session().traceBodyCalls(map, 0).calls.size(), std::size_t(0));
+  }
+
   void aScanCarriesItsStateFromStepToStep() {
     auto d = finishedRun(reachFile("scan", ".pt2"), reachFile("scan", ".inputs.safetensors"));
     const BodyCalls calls = d->bodyCalls(firstNodeWithBody(d->program()), nullptr);

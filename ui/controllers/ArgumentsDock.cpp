@@ -23,8 +23,11 @@ torchir::ValueSummary summaryOf(const torchir::TensorData& t) {
   constexpr int64_t kShownElements = 8;
   if (t.hasData() && t.numel() <= kShownElements) {
     QStringList elements;
-    for (int64_t i = 0; i < t.numel(); ++i) elements << QString::number(torchir::elementAsDouble(t, i), 'g', 6);
-    v.text = (t.sizes.empty() ? elements.join(QString()) : QStringLiteral("[%1]").arg(elements.join(QStringLiteral(", ")))).toStdString();
+    try {
+      for (int64_t i = 0; i < t.numel(); ++i) elements << QString::number(torchir::elementAsDouble(t, i), 'g', 6);
+      v.text = (t.sizes.empty() ? elements.join(QString()) : QStringLiteral("[%1]").arg(elements.join(QStringLiteral(", ")))).toStdString();
+    } catch (const std::exception&) {  // a dtype read as no double (complex, float8): its summary alone
+    }
   }
   return v;
 }

@@ -4,6 +4,7 @@
 #include <QMainWindow>
 #include <QStatusBar>
 #include <exception>
+#include <stdexcept>
 
 #include "session/BodyPrograms.h"
 #include "session/OneLine.h"
@@ -15,10 +16,13 @@ namespace torchir::ui {
 namespace {
 
 /// On the engine thread: the node's calls, as a body program the window opens, or why not.
-void traceAndOpen(EngineJob& job, torchir::NodeId node, StepIntoBody* into, QStatusBar* status) {
+void traceAndOpen(EngineJob& job, torchir::RunObserver* observer, torchir::NodeId node, StepIntoBody* into,
+                  QStatusBar* status) {
   try {
     torchir::Debugger& debugger = job.debugger();
-    LoadedProgramPtr body = bodyProgram(debugger.target(), node, debugger.bodyCalls(node, nullptr));
+    torchir::BodyCalls calls = debugger.bodyCalls(node, observer);
+    if (job.stopped()) throw std::runtime_error("stopped");
+    LoadedProgramPtr body = bodyProgram(debugger.target(), node, std::move(calls));
     job.reply(into, [into, body] { Q_EMIT into->bodyReady(body); });
   } catch (const std::exception& e) {
     job.reply(into, [status, why = oneLine(QString::fromUtf8(e.what()))] {
@@ -59,22 +63,24 @@ void StepIntoBody::stepInto() {
     m_status->showMessage(tr("Select a higher-order node (map, scan, while_loop, cond…) to step into its body"), 6000);
     return;
   }
-  QStatusBar* status = m_status;
-  // It ran, or runs next (also where it failed): its calls are made again where the run stands.
-  if (m_session->record(node) || m_session->marks().current == node) {
-    m_session->ask([this, node, status](EngineJob& job) { traceAndOpen(job, node, this, status); });
-    return;
-  }
-  if (!m_session->canRunTo(node)) {
+  // It ran, or runs next (also where it failed): its calls are made again where the run stands,
+  // which keeps its stop. Else the run goes up to it first. Either is a command: Stop cuts it short.
+  const bool reached = m_session->record(node) || m_session->marks().current == node;
+  if (!reached && !m_session->canRunTo(node)) {
     m_status->showMessage(tr("Reset the run to step into a node it has passed"), 6000);
     return;
   }
+  QStatusBar* status = m_status;
   const torchir::StopConditions stops = m_session->stopConditions();
-  m_session->runCommand([this, node, status, stops](EngineJob& job, torchir::RunObserver* observer) {
-    torchir::DebugOutcome o = job.debugger().execute(torchir::DebugCommand::RunUpTo, node, stops, observer);
-    if (job.debugger().session().position() == node) traceAndOpen(job, node, this, status);
-    return std::optional<torchir::DebugOutcome>(std::move(o));
-  });
+  m_session->runCommand(
+      [this, node, status, stops, reached](EngineJob& job, torchir::RunObserver* observer) {
+        std::optional<torchir::DebugOutcome> outcome;
+        if (!reached) outcome = job.debugger().execute(torchir::DebugCommand::RunUpTo, node, stops, observer);
+        if (job.debugger().session().record(node) || job.debugger().session().position() == node)
+          traceAndOpen(job, observer, node, this, status);
+        return outcome;
+      },
+      /*progress=*/!reached, /*clearsStop=*/!reached);
 }
 
 }  // namespace torchir::ui

@@ -12,6 +12,9 @@ LoadedProgramPtr bodyProgram(const torchir::DebugTarget& parent, torchir::NodeId
   const torchir::Node& n = p.node(node);
   const std::vector<std::size_t> graphs = torchir::subgraphsOf(p, n);
   std::optional<std::size_t> chosen;
+  // where it failed (a while_loop's cond_fn, too), else the last graph argument that ran
+  if (!calls.failure.empty() && !calls.calls.empty() && calls.calls.back().results.empty())
+    chosen = calls.calls.back().subgraph;
   for (auto g = graphs.rbegin(); g != graphs.rend() && !chosen; ++g)
     for (const torchir::BodyCall& c : calls.calls)
       if (c.subgraph == *g) chosen = *g;
@@ -22,7 +25,7 @@ LoadedProgramPtr bodyProgram(const torchir::DebugTarget& parent, torchir::NodeId
   origin->parent = parent;
   origin->node = QString::fromStdString(n.name);
   origin->graph = QString::fromStdString(p.subgraphs[*chosen].name);
-  origin->notKept = calls.notKept;
+  if (const auto n = calls.notKept.find(*chosen); n != calls.notKept.end()) origin->notKept = n->second;
   origin->failure = QString::fromStdString(calls.failure);
   for (torchir::BodyCall& c : calls.calls)
     if (c.subgraph == *chosen) origin->calls.push_back(std::move(c));

@@ -21,7 +21,7 @@ void deriveViews(LoadedProgram& loaded) {
 }
 
 QString BodyOrigin::callText(std::size_t call) const {
-  return QStringLiteral("iteration %1 of %2's %3").arg(call).arg(node, graph);
+  return QStringLiteral("iteration %1 of %2's %3").arg(call < calls.size() ? calls[call].iteration : call).arg(node, graph);
 }
 
 torchir::DebugTarget debugTarget(const LoadedProgramPtr& loaded, std::size_t call) {

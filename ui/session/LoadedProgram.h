@@ -19,10 +19,10 @@ namespace torchir::ui {
 struct BodyOrigin {
   torchir::DebugTarget parent;
   QString node, graph;                   // the higher-order node, the body's subgraph
-  std::vector<torchir::BodyCall> calls;  // of this subgraph, in the order they ran
+  std::vector<torchir::BodyCall> calls;  // of this subgraph, its first ones, in the order they ran
   std::size_t notKept = 0;               // calls that ran but were not kept (memory)
   QString failure;                       // the node's run failed inside a body: libtorch's words
-  /// "iteration 2 of map_impl's body_graph_0": the words for a call's inputs.
+  /// "iteration 2 of map_impl's body_graph_0": the words for the inputs of `calls[call]`.
   QString callText(std::size_t call) const;
 };
 

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTimer>
 
 #include "session/SessionController.h"
 
@@ -39,7 +40,8 @@ BodyBar::BodyBar(SessionController* session, QWidget* parent) : QToolBar(tr("Bod
 }
 
 std::size_t BodyBar::firstCall(const BodyOrigin& body) {
-  return body.failure.isEmpty() || body.calls.empty() ? 0 : body.calls.size() - 1;
+  const bool lastFailed = !body.failure.isEmpty() && !body.calls.empty() && body.calls.back().results.empty();
+  return lastFailed ? body.calls.size() - 1 : 0;
 }
 
 void BodyBar::setProgram(const LoadedProgramPtr& program) {
@@ -50,7 +52,9 @@ void BodyBar::setProgram(const LoadedProgramPtr& program) {
   const BodyOrigin& body = *m_program->body;
   QString origin = tr("Body <b>%1</b> of <b>%2</b>").arg(body.graph.toHtmlEscaped(), body.node.toHtmlEscaped());
   if (!body.failure.isEmpty())
-    origin += tr(" · <span style='color:#b00020'>failed in its last call</span>");
+    origin += body.calls.empty() || !body.calls.back().results.empty()
+                  ? tr(" · <span style='color:#b00020'>the node failed</span>")
+                  : tr(" · <span style='color:#b00020'>failed in iteration %1</span>").arg(body.calls.back().iteration);
   m_origin->setText(origin);
   m_origin->setToolTip(body.failure);
   const QSignalBlocker quiet(m_iteration);
@@ -87,7 +91,8 @@ void BodyBar::onStopped(torchir::StopReason reason) {
   const bool more = m_program && m_session->call() + 1 < m_program->body->calls.size();
   if (reason == torchir::StopReason::Finished && more) {
     m_continueWhenReady = true;
-    showCall(m_session->call() + 1);
+    // after every view has taken this stop: the next call's run replaces it
+    QTimer::singleShot(0, this, [this] { showCall(m_session->call() + 1); });
     return;
   }
   m_runningThrough = false;  // a breakpoint, a failure, a stop condition, Stop, or the last call's end
@@ -97,7 +102,9 @@ void BodyBar::onStateChanged(RunState state) {
   if (state == RunState::StartFailed) m_runningThrough = m_continueWhenReady = false;
   if (state == RunState::Ready && m_continueWhenReady) {
     m_continueWhenReady = false;
-    m_session->continueRun();
+    // a run does not stop at the breakpoint it starts at: one on the body's first node is hit here
+    if (m_session->marks().breakpoints.count(m_session->marks().current)) m_runningThrough = false;
+    else QTimer::singleShot(0, this, [this] { if (m_session->canContinue()) m_session->continueRun(); });
   }
   updateControls();
 }

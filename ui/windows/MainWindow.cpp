@@ -314,6 +314,10 @@ void MainWindow::chooseFileToOpen() {
 
 void MainWindow::chooseWeightsFile() {
   if (!m_program) return;
+  if (m_program->body) {  // its weights are the program's around it, whose file is not this window's
+    statusBar()->showMessage(tr("A body takes the weights of the program around it: supply them there"), 6000);
+    return;
+  }
   const QString path = askWeightsPath(this, m_program->request.path);
   if (path.isEmpty()) return;
   OpenRequest request = m_program->request;
@@ -326,8 +330,13 @@ void MainWindow::editPythonPreferences() {
   if (dialog.exec() != QDialog::Accepted) return;
   if (dialog.options() == savedPythonHost()) return;
   savePythonHost(dialog.options());
-  // the open program's session starts again with the Python named now
-  if (m_program) open(m_program->request);
+  // the open program's session starts again with the Python named now (a body's, on its call)
+  if (m_program && m_program->body) {
+    const std::set<torchir::NodeId> breakpoints = m_session->marks().breakpoints;
+    m_session->setProgram(m_program, breakpoints, m_session->call());
+  } else if (m_program) {
+    open(m_program->request);
+  }
 }
 
 void MainWindow::goToNode() {
