@@ -69,7 +69,9 @@ void TensorDock::followSelection() {
   } else if (!m_session->record(selected) && torchir::isOpNode(node)) {
     // what the viewer shows is of another run (the last one, another iteration of a body)
     forgetRequests();
-    m_viewer->setUnavailable(tr("%1 has not run yet").arg(QString::fromStdString(node.name)));
+    const QString name = QString::fromStdString(node.name);
+    m_viewer->setUnavailable(m_session->marks().failed == selected ? tr("%1 failed: its outputs were not made").arg(name)
+                                                                   : tr("%1 has not run yet").arg(name));
   }
 }
 
