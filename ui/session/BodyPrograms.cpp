@@ -22,7 +22,6 @@ LoadedProgramPtr bodyProgram(const torchir::DebugTarget& parent, torchir::NodeId
     throw std::runtime_error(calls.failure.empty() ? "node '" + n.name + "' called none of its bodies"
                                                    : "node '" + n.name + "' failed before its body ran: " + calls.failure);
   auto origin = std::make_shared<BodyOrigin>();
-  origin->parent = parent;
   origin->node = QString::fromStdString(n.name);
   origin->graph = QString::fromStdString(p.subgraphs[*chosen].name);
   if (const auto n = calls.notKept.find(*chosen); n != calls.notKept.end()) origin->notKept = n->second;

@@ -14,10 +14,10 @@
 
 namespace torchir::ui {
 
-/// A higher-order node's body shown in a window of its own: the node's program as its run had it,
-/// and the calls of the body that the node's run made, each a run of the body on its own.
+/// A higher-order node's body shown in a window of its own: which node and subgraph it is, and the
+/// calls of the body that the node's run made, each a run of the body on its own. Nothing of the
+/// program around it is kept: its window may be closed first.
 struct BodyOrigin {
-  torchir::DebugTarget parent;
   QString node, graph;                   // the higher-order node, the body's subgraph
   std::vector<torchir::BodyCall> calls;  // of this subgraph, its first ones, in the order they ran
   std::size_t notKept = 0;               // calls that ran but were not kept (memory)
