@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config qt6-base-dev qt6-base-dev-tools libqt6svg6-dev
-  libgl-dev libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libsimdjson-dev libminizip-dev libdeflate-dev xvfb xauth librsvg2-bin python3-venv
+  libgl-dev libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libsimdjson-dev libminizip-dev libdeflate-dev libflatbuffers-dev flatbuffers-compiler xvfb xauth librsvg2-bin python3-venv
   clang libclang-rt-14-dev
   fonts-dejavu-core)
 
@@ -31,5 +31,16 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$VENV/bin/pip" install -q --upgrade pip
   "$VENV/bin/pip" install -q -r "$here/requirements.txt"
   echo "$want" > "$stamp"
+fi
+# ExecuTorch, for writing .pte, ETRecord and ETDump fixtures with its own runtime. Its requirements
+# pull in backends the project does not use (coremltools, scikit-learn), so it is installed without
+# them, beside what its export, lowering, runtime and Inspector do need.
+et_stamp="$VENV/.requirements-executorch.sha"
+et_want=$(sha256sum "$here/requirements-executorch.txt" | cut -d' ' -f1)
+if [ ! -f "$et_stamp" ] || [ "$(cat "$et_stamp")" != "$et_want" ]; then
+  echo "deps: adding ExecuTorch to $VENV"
+  "$VENV/bin/pip" install -q --no-deps $(grep -E '^executorch' "$here/requirements-executorch.txt")
+  "$VENV/bin/pip" install -q $(grep -vE '^(#|executorch|$)' "$here/requirements-executorch.txt")
+  echo "$et_want" > "$et_stamp"
 fi
 echo "$VENV"

@@ -73,6 +73,9 @@ family studio make_studio_fixtures.py "the studio's test programs"
 family exportdb make_exportdb.py "torch's ExportDB examples" fixture_io.py
 # Programs beyond it: sizes known only at run time, scan, map, autocast, out_dtype, other sizes.
 family reach make_reach.py "programs of data-dependent sizes and higher-order ops" fixture_io.py
+# Programs shipped with ExecuTorch: .pte, ETRecord, ETDump written by its own export and runtime.
+family executorch make_executorch.py "programs shipped with ExecuTorch" fixture_io.py \
+  ../../scripts/requirements-executorch.txt
 # Programs calling ops defined in Python, with the modules that define them.
 family pyops make_python_ops.py "programs with ops defined in Python" pyops/torchir_pyops.py \
   pyops/torchir_pyops_executors.py

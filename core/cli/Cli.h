@@ -27,6 +27,8 @@ const Program& loadForCommand(const std::string& path, const LoadOptions& option
 
 int run(int argc, char** argv);
 int infoCommand(const Args& args);
+/// `info` of an ExecuTorch program: its plans, operators, delegates, segments and planned memory.
+int pteInfoCommand(const Args& args);
 int tableCommand(const Args& args);
 int convertCommand(const Args& args);
 int runCommand(const Args& args);
@@ -35,6 +37,9 @@ int checkCommand(const Args& args);
 /// Two runs in lockstep (compare/PairedRun): 0 nothing diverges, 1 a node diverges or a value is
 /// non-finite, 2 unusable input.
 int compareCommand(const Args& args);
+/// An ETRecord's Edge program against a device's ETDump (compare --etdump): 0 the device agrees,
+/// 1 an instruction diverges, 2 unusable input.
+int deviceCompareCommand(const Args& args);
 /// A node's or module's part of a .pt2 as a repro: OUT.pt2, its inputs and outputs, OUT.py.
 int extractCommand(const Args& args);
 /// In torchir_layout (Graphviz): binaries that call run() link it.

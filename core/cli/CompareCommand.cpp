@@ -97,6 +97,7 @@ void writeReport(const std::string& path, const Sides& s, const PairedRun& run, 
 }  // namespace
 
 int compareCommand(const Args& args) {
+  if (args.flag("--etdump")) return deviceCompareCommand(args);
   const std::string against = args.option("--against");
   Sides s;
   ReferenceSpec spec;

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
+#include "executorch/PteProgram.h"
 #include "program/EscapedText.h"
 #include "formats/ProgramLoader.h"
 #include "program/ProgramSummary.h"
@@ -28,6 +29,7 @@ std::string shapeText(const std::vector<Dim>& shape) {
 }  // namespace
 
 int infoCommand(const Args& args) {
+  if (isPteFile(args.positional.front())) return pteInfoCommand(args);
   LoadOptions options{args.option("--weights"), args.option("--constants")};
   const Program& p = loadForCommand(args.positional.front(), options);
   const ProgramSummary s = summarize(p);

@@ -123,7 +123,7 @@ class Builder {
         each(v, "verifiers", [&](od::value d) { m_p.source.verifiers.emplace_back(m_r.string(d, "a verifier")); });
     });
     if (!version) fail("the program has no 'schema_version'");
-    refuseUnsupported(m_r, version->first, version->second);
+    refuseUnsupported(m_r, version->first, version->second, m_p.source.format == "etrecord");
     if (!graphModule) fail("the program has no 'graph_module'");
     m_p.source.schemaVersion = std::to_string(version->first) + "." + std::to_string(version->second);
   }
@@ -151,8 +151,10 @@ class Builder {
     return {*major, minor};
   }
 
-  static void refuseUnsupported(const json::Reader& r, int major, int minor) {
-    if (major != kSupportedSchemaMajor)
+  /// `executorch`: ExecuTorch's serializer, a fork of torch's at schema 5.x whose graphs this
+  /// reader reads as well.
+  static void refuseUnsupported(const json::Reader& r, int major, int minor, bool executorch) {
+    if (major != kSupportedSchemaMajor && !(executorch && major == kExecuTorchSchemaMajor))
       r.fail("unsupported ExportedProgram schema version " + std::to_string(major) + "." + std::to_string(minor) +
              " (this build reads " + std::to_string(kSupportedSchemaMajor) + ".x)");
   }
@@ -550,6 +552,7 @@ class Builder {
     std::shared_ptr<const ModuleStack> moduleStack;
     std::optional<NodeOrigin> origin;
     std::optional<int64_t> debugHandle;
+    std::optional<int64_t> deviceHandle;
     fields(sn, "a node", [&](std::string_view key, od::value v) {
       if (key == "target") serializedTarget = m_r.string(v, "a node's target"), hasTarget = true;
       else if (key == "name") {
@@ -571,6 +574,8 @@ class Builder {
             origin = originFromNodeText(m_r.string(x, "from_node"));
           else if (k == "custom")
             debugHandle = debugHandleFromCustomText(m_r.string(x, "custom"));
+          else if (k == "debug_handle")
+            deviceHandle = deviceHandleFromText(m_r.string(x, "debug_handle"));
         });
       } else if (key == "is_hop_single_tensor_return" && typeOf(v) == od::json_type::boolean) {
         hopSingle = m_r.boolean(v, "is_hop_single_tensor_return");
@@ -599,9 +604,10 @@ class Builder {
     }
     node.stackTrace = std::move(stackTrace);
     if (moduleStack && !moduleStack->empty()) node.moduleStack = std::move(moduleStack);
-    if (origin || debugHandle) {
+    if (origin || debugHandle || deviceHandle) {
       NodeOrigin o = origin ? std::move(*origin) : NodeOrigin{};
       o.debugHandle = debugHandle;
+      o.deviceHandle = deviceHandle;
       node.origin = std::make_shared<const NodeOrigin>(std::move(o));
     }
     node.serializedTarget = shared.serialized;
@@ -831,7 +837,7 @@ class Builder {
 };
 
 /// Throws the schema version's LoadError when the text is of a major version this build does not read.
-void refuseOtherSchemaVersions(std::string_view text, const json::Reader& reader) {
+void refuseOtherSchemaVersions(std::string_view text, const json::Reader& reader, bool executorch) {
   const simdjson::padded_string padded(text);
   od::parser parser;
   od::document doc;
@@ -843,7 +849,7 @@ void refuseOtherSchemaVersions(std::string_view text, const json::Reader& reader
   } catch (const std::exception&) {
     return;  // no readable version: the first error stands
   }
-  Builder::refuseUnsupported(reader, version.first, version.second);
+  Builder::refuseUnsupported(reader, version.first, version.second, executorch);
 }
 
 }  // namespace
@@ -857,7 +863,7 @@ void readExportedProgram(std::string_view text, std::size_t readable, const std:
     try {
       builder->sizedFor(text.size()).read(ep);
     } catch (const LoadError&) {
-      refuseOtherSchemaVersions(text, reader);  // a file of another major version says so, not what broke
+      refuseOtherSchemaVersions(text, reader, program.source.format == "etrecord");  // a file of another major version says so, not what broke
       throw;
     }
     program = std::move(attempt);

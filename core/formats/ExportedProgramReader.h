@@ -8,6 +8,8 @@ namespace torchir {
 
 /// The schema major version this reader understands (torch/_export/serde/schema.py).
 constexpr int kSupportedSchemaMajor = 8;
+/// The schema major version of ExecuTorch's serializer (executorch/exir/serde), read in ETRecords.
+constexpr int kExecuTorchSchemaMajor = 5;
 
 /// Builds the graph, signature and symbol ranges of `program` from an ExportedProgram JSON's text
 /// (`record`, `models/model.json`), the way torch.export.load rebuilds its FX graph: one getitem

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "DeferredRelease.h"
+#include "EtRecordLayout.h"
 #include "ExportedProgramReader.h"
 #include "LenientJson.h"
 #include "program/LoadError.h"
@@ -181,21 +182,9 @@ void readProgramJson(const Pt2Archive& archive, const std::string& record, Progr
 /// torch 2.6/2.7 wrote a flat zip (no root folder) of the JSON and three torch.save pickles.
 void readFlatZip(const Pt2Archive& archive, Program& program) {
   program.source.layout = "flat zip (torch 2.6/2.7)";
-  readProgramJson(archive, kFlatProgramJson, program);
-  readPickledTensors(archive, "serialized_state_dict.pt", program.weights);
-  readPickledTensors(archive, "serialized_constants.pt", program.weights);
-  try {
-    // torch.save((args, kwargs)): the tensors of args, then those of kwargs' values
-    if (archive.has("serialized_example_inputs.pt")) {
-      auto bytes = archive.storage("serialized_example_inputs.pt");
-      if (bytes->nbytes > 0) {
-        Pt2Archive nested(std::move(bytes));
-        for (auto& entry : readTorchSave(nested)) program.sampleInputs.push_back(std::move(entry.second));
-      }
-    }
-  } catch (const LoadError&) {
-    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
-  }
+  readSerializedArtifact(archive, {kFlatProgramJson, "serialized_state_dict.pt", "serialized_constants.pt",
+                                   "serialized_example_inputs.pt"},
+                         program);
 }
 
 /// What a PT2 archive holds besides its graph.
@@ -248,12 +237,32 @@ void readPt2Archive(const Pt2Archive& archive, Program& program) {
 
 }  // namespace
 
+void readSerializedArtifact(const Pt2Archive& archive, const SerializedArtifactRecords& records, Program& program) {
+  readProgramJson(archive, records.program, program);
+  readPickledTensors(archive, records.stateDict, program.weights);
+  readPickledTensors(archive, records.constants, program.weights);
+  try {
+    // torch.save((args, kwargs)): the tensors of args, then those of kwargs' values
+    if (archive.has(records.exampleInputs)) {
+      auto bytes = archive.storage(records.exampleInputs);
+      if (bytes->nbytes > 0) {
+        Pt2Archive nested(std::move(bytes));
+        for (auto& entry : readTorchSave(nested)) program.sampleInputs.push_back(std::move(entry.second));
+      }
+    }
+  } catch (const LoadError&) {
+    // Sample inputs are a convenience: a program whose samples cannot be read still opens.
+  }
+}
+
 Program readPt2(const std::string& path) {
   auto archive = std::make_shared<Pt2Archive>(path);
   Program program;
   program.source.path = path;
   program.source.format = "pt2";
-  if (archive->has(kFlatProgramJson))
+  if (isEtRecord(*archive))
+    readEtRecordProgram(*archive, etRecordMethod(*archive, ""), program);
+  else if (archive->has(kFlatProgramJson))
     readFlatZip(*archive, program);
   else
     readPt2Archive(*archive, program);

@@ -12,4 +12,15 @@ namespace torchir {
 /// Throws LoadError with one line naming the file and the problem.
 Program readPt2(const std::string& path);
 
+class Pt2Archive;
+/// The records of one `torch.export` SerializedArtifact stored in a zip: the program's JSON and
+/// the torch.save pickles of its state dict, constants and example inputs (torch 2.6/2.7's flat
+/// zip; an ExecuTorch ETRecord's programs).
+struct SerializedArtifactRecords {
+  std::string program, stateDict, constants, exampleInputs;
+};
+/// Reads those records into `program` (graph, weights, sample inputs; a missing pickle is none).
+/// Throws LoadError naming the archive.
+void readSerializedArtifact(const Pt2Archive& archive, const SerializedArtifactRecords& records, Program& program);
+
 }  // namespace torchir

@@ -11,6 +11,9 @@ std::string displayTarget(const std::string& serialized) {
     if (t.rfind("higher_order.", 0) == 0) return t.substr(13);
     return t;
   }
+  // ExecuTorch's Edge dialect: ATen's (and other libraries') ops with their schemas unchanged
+  static const std::string edge = "executorch.exir.dialects.edge.ops.";
+  if (serialized.rfind(edge, 0) == 0) return serialized.substr(edge.size());
   for (const char* module : {"_operator.", "math."})
     if (serialized.rfind(module, 0) == 0) return "<built-in function " + serialized.substr(std::string(module).size()) + ">";
   return serialized;

@@ -13,7 +13,8 @@ namespace torchir {
 
 /// str() of the Python object the deserializer resolves a serialized target to:
 /// "torch.ops.aten.add.Tensor" -> "aten.add.Tensor", "torch.ops.higher_order.cond" -> "cond",
-/// "_operator.getitem" -> "<built-in function getitem>".
+/// "_operator.getitem" -> "<built-in function getitem>"; an ExecuTorch Edge op
+/// ("executorch.exir.dialects.edge.ops.aten.linear.default") as the op it is ("aten.linear.default").
 std::string displayTarget(const std::string& serialized);
 
 /// The name FX gives a node created without one (Graph._target_to_str, then Namespace.create_name):

@@ -47,4 +47,15 @@ std::optional<int64_t> debugHandleFromCustomText(std::string_view custom) {
   return handle;
 }
 
+std::optional<int64_t> deviceHandleFromText(std::string_view text) {
+  // a decimal integer, as ExecuTorch writes it ("12"); anything else is no handle
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
 }  // namespace torchir

@@ -15,6 +15,9 @@ struct NodeOrigin {
   std::string name;     // the oldest ancestor's node name ("conv2d"); empty when the file has none
   int64_t graphId = 0;  // the id of that ancestor's graph (Python's id() when it was made)
   std::optional<int64_t> debugHandle;  // metadata.custom's numeric_debug_handle
+  /// metadata.debug_handle: ExecuTorch's key from a .pte's instructions (through an ETRecord's
+  /// debug handle map) to the Edge program's nodes. Not pt2e's handle above.
+  std::optional<int64_t> deviceHandle;
   bool hasAncestor() const { return !name.empty(); }
 };
 
@@ -26,5 +29,8 @@ std::optional<NodeOrigin> originFromNodeText(std::string_view fromNode);
 
 /// `numeric_debug_handle` of a `custom` metadata text (a JSON object), when it holds an integer.
 std::optional<int64_t> debugHandleFromCustomText(std::string_view custom);
+
+/// ExecuTorch's `debug_handle` metadata text ("12") as a number; nullopt for anything else.
+std::optional<int64_t> deviceHandleFromText(std::string_view text);
 
 }  // namespace torchir

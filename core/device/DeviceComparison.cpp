@@ -1,0 +1,170 @@
+#include "DeviceComparison.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "compare/ComparisonRecord.h"
+#include "compare/PairedRun.h"
+#include "debug/Debugger.h"
+#include "debug/Reference.h"
+
+namespace torchir {
+namespace {
+
+bool integral(DType d) { return isIntegral(d) || d == DType::Bool; }
+
+/// Device `a` against `b`: integers as codes (one step of rounding allowed), floats by max rel.
+void judge(const TensorData& a, const TensorData& b, TensorMetrics& m, double& tolerance, bool& codes, bool& diverges) {
+  m = compareTensors(a, b);
+  codes = integral(a.dtype) && integral(b.dtype);
+  tolerance = codes ? 1.0 : defaultTolerance(a.dtype, b.dtype);
+  diverges = !m.comparable() || m.nonfiniteApart > 0 || (codes ? m.maxAbs > tolerance : m.maxRel > tolerance);
+}
+
+/// The instruction's Edge nodes that its output `target` is made of, within the instruction:
+/// walked back from it, stopping at values another instruction's device output stands for.
+std::vector<NodeId> localNodes(const Program& p, const DeviceInstruction& in, NodeId target, const DeviceRun& run) {
+  const std::set<NodeId> mine(in.nodes.begin(), in.nodes.end());
+  std::set<NodeId> seen;
+  std::vector<NodeId> stack{target};
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (const auto& arg : p.nodes[n].inputs)
+      for (ValueId v : arg.values) {
+        const NodeId producer = p.values[v].producer;
+        if (producer == kNone || !mine.count(producer)) continue;
+        const DeviceInstruction* other = run.of(producer);
+        if (other && other != &in) continue;  // the device's value of another instruction
+        stack.push_back(producer);
+      }
+  }
+  return {seen.begin(), seen.end()};  // sorted: program order
+}
+
+}  // namespace
+
+std::string DeviceRow::causeText() const {
+  switch (cause) {
+    case Cause::Kernel: return "kernel, not upstream";
+    case Cause::Upstream: return "upstream: its inputs were already wrong";
+    case Cause::NotMeasured: break;
+  }
+  return causeProblem.empty() ? "" : "not measured: " + causeProblem;
+}
+
+DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const PteProgram* pte,
+                               const std::vector<TensorData>* inputs, RunObserver* observer) {
+  DeviceComparison out;
+  out.method = record.method;
+  out.run = pairDeviceRun(record, dump, pte);
+  const Program& p = *record.edge;
+
+  DebugTarget target;
+  target.program = record.edge;
+  target.path = record.path;
+  if (inputs) {
+    target.inputs.given = std::make_shared<const std::vector<TensorData>>(*inputs);
+    target.inputs.givenDescription = "the inputs given";
+  } else if (!record.representativeInputs.empty()) {
+    auto given = record.representativeInputs;
+    std::size_t wanted = 0;
+    for (const auto& s : p.inputs) wanted += s.kind == InputKind::UserInput;
+    if (given.size() > wanted) given.resize(wanted);
+    target.inputs.given = std::make_shared<const std::vector<TensorData>>(std::move(given));
+    target.inputs.givenDescription = "the ETRecord's representative inputs";
+  }
+  Debugger debugger(target);
+  out.inputs = debugger.start();
+  debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());  // every value is compared, some rerun
+  ReferenceSpec spec;
+  spec.floatingAs = DType::Float64;
+  const DebugOutcome outcome = debugger.compare(spec, CompareStop::None, observer);
+  if (outcome.comparison) out.referenceFailure = outcome.comparison->referenceFailure;
+  if (outcome.reason == StopReason::Failed)
+    out.referenceFailure = outcome.diagnosis.nodeName + ": " + outcome.diagnosis.message;
+  Session& session = debugger.session();
+
+  for (std::size_t i = 0; i < out.run.instructions.size(); ++i) {
+    const DeviceInstruction& in = out.run.instructions[i];
+    for (std::size_t o = 0; o < in.outputs.size(); ++o) {
+      DeviceRow row;
+      row.instruction = i;
+      row.output = static_cast<int>(o);
+      row.node = in.outputNodes[o];
+      if (!in.problem.empty()) row.problem = in.problem;
+      else if (row.node == kNone) row.problem = "none of its Edge nodes makes a " + std::string(dtypeName(in.outputs[o].dtype)) + sizesText(in.outputs[o].sizes);
+      std::optional<TensorData> reference;
+      ValueId value = kNone;
+      if (row.problem.empty()) {
+        for (ValueId v : p.nodes[row.node].outputs)
+          if (p.values[v].kind == ValueKind::Tensor && p.values[v].dtype == in.outputs[o].dtype) value = v;
+        if (value == kNone && !p.nodes[row.node].outputs.empty()) value = p.nodes[row.node].outputs.front();
+        reference = session.tensor(value);
+        if (!reference) row.problem = "the engine's run did not reach node '" + p.nodes[row.node].name + "'";
+      }
+      if (row.problem.empty()) {
+        judge(in.outputs[o], *reference, row.metrics, row.tolerance, row.codes, row.diverges);
+        if (outcome.comparison)
+          if (const NodeComparison* c = outcome.comparison->of(row.node)) row.floor = c->metrics;
+      }
+      out.rows.push_back(std::move(row));
+    }
+  }
+
+  // Where the device goes wrong first, and why: the instruction's nodes run again on the device's
+  // own values of their inputs. If the device still differs, its kernel is wrong.
+  for (std::size_t r = 0; r < out.rows.size(); ++r) {
+    DeviceRow& row = out.rows[r];
+    if (!row.diverges) continue;
+    if (!out.firstDivergence) out.firstDivergence = r;
+    const DeviceInstruction& in = out.run.instructions[row.instruction];
+    try {
+      std::map<ValueId, TensorData> local;
+      TensorData made;
+      for (NodeId n : localNodes(p, in, row.node, out.run)) {
+        std::vector<std::optional<TensorData>> given;
+        for (const auto& arg : p.nodes[n].inputs)
+          for (ValueId v : arg.values) {
+            if (auto it = local.find(v); it != local.end()) {
+              given.emplace_back(it->second);
+              continue;
+            }
+            const NodeId producer = p.values[v].producer;
+            const DeviceInstruction* other = producer == kNone ? nullptr : out.run.of(producer);
+            std::optional<TensorData> device;
+            if (other && other != &in)
+              for (std::size_t k = 0; k < other->outputNodes.size(); ++k)
+                if (other->outputNodes[k] == producer && k < other->outputs.size() && other->outputs[k].hasData())
+                  device = other->outputs[k];
+            given.push_back(std::move(device));
+          }
+        const auto outs = session.rerunNode(n, given);
+        for (std::size_t k = 0; k < outs.size() && k < p.nodes[n].outputs.size(); ++k)
+          if (outs[k]) local[p.nodes[n].outputs[k]] = *outs[k];
+        if (n == row.node)
+          for (std::size_t k = 0; k < outs.size(); ++k)
+            if (outs[k] && outs[k]->dtype == in.outputs[row.output].dtype) made = *outs[k];
+      }
+      if (!made.storage && made.numel() != 0) throw std::runtime_error("the local run made no value of the device's dtype");
+      double tolerance = 0;
+      bool codes = false, diverges = false;
+      TensorMetrics m;
+      judge(in.outputs[row.output], made, m, tolerance, codes, diverges);
+      row.local = m;
+      row.cause = diverges ? DeviceRow::Cause::Kernel : DeviceRow::Cause::Upstream;
+    } catch (const std::exception& e) {
+      row.causeProblem = e.what();
+    }
+  }
+
+  const auto reference = session.outputs();
+  for (std::size_t i = 0; i < out.run.methodOutputs.size() && i < reference.size(); ++i)
+    out.outputs.push_back(compareTensors(out.run.methodOutputs[i], reference[i]));
+  return out;
+}
+
+}  // namespace torchir
