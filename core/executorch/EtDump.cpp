@@ -113,7 +113,7 @@ EtDump readEtDumpBytes(const std::byte* data, std::size_t size, const std::strin
   EtDump out;
   out.path = name;
   out.version = dump->version();
-  if (!dump->run_data()) return out;
+  if (!dump->run_data() || dump->run_data()->size() == 0) fail("holds no run (no run_data)");
   for (const auto* r : *dump->run_data()) {
     EtDump::Run run;
     run.name = text(r->name());

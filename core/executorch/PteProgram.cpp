@@ -214,6 +214,7 @@ PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::stri
   if (program->execution_plan())
     for (const auto* p : *program->execution_plan())
       if (p) out.plans.push_back(readPlan(p));
+  if (out.plans.empty()) fail("holds no method (no execution plan)");
   if (program->segments())
     for (const auto* s : *program->segments()) {
       if (!s) continue;
