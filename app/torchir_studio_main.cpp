@@ -1,4 +1,5 @@
-// torchir-studio [FILE] [--weights F] [--constants F] [--inputs F] [--screenshot PATH]: opens FILE, or
+// torchir-studio [FILE] [--weights F] [--constants F] [--inputs F] [--etdump F [--debug-buffer B]]
+// [--screenshot PATH]: opens FILE, or
 // the bundled demo without one.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -9,6 +10,7 @@
 #include "StudioConfig.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
+#include "controllers/DeviceRunOverlay.h"
 #include "windows/MainWindow.h"
 #include "windows/WindowScreenshot.h"
 
@@ -23,6 +25,13 @@ const QCommandLineOption kWeightsOption(
 const QCommandLineOption kConstantsOption(QStringLiteral("constants"),
                                           QStringLiteral("Lifted constants for the program (.safetensors)."),
                                           QStringLiteral("FILE"));
+const QCommandLineOption kEtdumpOption(
+    QStringLiteral("etdump"),
+    QStringLiteral("With an ExecuTorch ETRecord: compare the device's run in this ETDump with its program (File › Attach ETDump)."),
+    QStringLiteral("F.etdp"));
+const QCommandLineOption kDebugBufferOption(QStringLiteral("debug-buffer"),
+                                            QStringLiteral("The debug buffer holding the ETDump's values (default: NAME.debug.bin beside it)."),
+                                            QStringLiteral("F"));
 const QCommandLineOption kInputsOption(
     QStringLiteral("inputs"), QStringLiteral("Inputs to run with (.safetensors, by input name or input_<i>)."),
     QStringLiteral("FILE"));
@@ -49,6 +58,8 @@ void setUpApplication(QCommandLineParser& parser) {
   parser.addOption(kConstantsOption);
   parser.addOption(kInputsOption);
   parser.addOption(kScreenshotOption);
+  parser.addOption(kEtdumpOption);
+  parser.addOption(kDebugBufferOption);
 }
 
 // --help and --version only print; they should work where there is no display to open.
@@ -94,6 +105,19 @@ int main(int argc, char** argv) {
     }
   }
 
+  // A device's run over the program, once its run can start: attached once.
+  const QString etdump = parser.value(kEtdumpOption);
+  bool attached = false;
+  if (!etdump.isEmpty()) {
+    QObject::connect(window.session(), &torchir::ui::SessionController::stateChanged, &window, [&] {
+      if (attached || !window.session()->resting() || window.session()->state() == torchir::ui::RunState::Empty ||
+          window.session()->state() == torchir::ui::RunState::Starting)
+        return;
+      attached = true;
+      window.deviceRunOverlay()->attach(etdump, parser.value(kDebugBufferOption));
+    });
+  }
+
   // Lives as long as app.exec(), which runs the connections below that read it.
   bool grabbing = false;
   if (!screenshotPath.isEmpty()) {
@@ -104,11 +128,16 @@ int main(int argc, char** argv) {
       if (grabbing || !window.hasFirstView() || state == torchir::ui::RunState::Empty ||
           state == torchir::ui::RunState::Starting)
         return;
+      // with an ETDump, once the device's run is compared (or could not be)
+      if (!etdump.isEmpty() && (!attached || !window.session()->resting() ||
+                                (!window.session()->comparison() && state != torchir::ui::RunState::Failed)))
+        return;
       grabbing = true;
       torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);
     };
     QObject::connect(&window, &torchir::ui::MainWindow::firstViewShown, &window, grabWhenSettled);
     QObject::connect(window.session(), &torchir::ui::SessionController::stateChanged, &window, grabWhenSettled);
+    QObject::connect(window.session(), &torchir::ui::SessionController::comparisonChanged, &window, grabWhenSettled);
     QObject::connect(&window, &torchir::ui::MainWindow::loadFailed, &window,
                      [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 1); });
     if (file.isEmpty()) torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);

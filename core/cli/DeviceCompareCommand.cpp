@@ -7,7 +7,9 @@
 
 #include "Cli.h"
 #include "CommandSession.h"
+#include "debug/Debugger.h"
 #include "device/DeviceComparison.h"
+#include "device/DeviceRecord.h"
 #include "formats/InputsFile.h"
 #include "program/EscapedText.h"
 #include "program/LoadError.h"
@@ -95,6 +97,21 @@ void writeCsv(const std::string& path, const DeviceComparison& c, const Program&
   if (!f) throw LoadError(path, "cannot be written");
 }
 
+void writeReport(const std::string& path, const DeviceComparison& c, const EtRecord& record, const std::string& etdump) {
+  const auto comparison = deviceComparisonRecord(c, record.edge, "device run " + etdump);
+  ReportInput in;
+  in.programPath = record.path;
+  in.reference = "the device's run (" + etdump + ") against the Edge program run in float32";
+  in.a = in.b = record.edge.get();
+  in.nodes = &comparison->nodes;
+  in.charts.push_back(deviceLatencyChart(c, *record.edge));
+  in.firstDivergence = comparison->firstDivergingNode();
+  in.firstNonfinite = comparison->of(comparison->firstNonfinite);
+  std::ofstream out(path, std::ios::binary);
+  out << comparisonReportHtml(in);
+  if (!out) throw LoadError(path, "cannot be written");
+}
+
 /// `NAME.pte` beside the ETRecord `NAME.etrecord` (or `NAME.bin`), when there is one.
 std::string pteBeside(const std::string& etrecord) {
   std::filesystem::path p(etrecord);
@@ -118,7 +135,10 @@ int deviceCompareCommand(const Args& args) {
 
   DeviceComparison c;
   try {
-    c = compareDevice(record, dump, pte ? &*pte : nullptr, inputs ? &*inputs : nullptr);
+    Debugger debugger(deviceTarget(record, inputs ? &*inputs : nullptr));
+    const std::string inputWords = debugger.start();
+    c = compareDevice(debugger, record, dump, pte ? &*pte : nullptr);
+    c.inputs = inputWords;
   } catch (const LoadError&) {
     throw;
   } catch (const std::exception& e) {
@@ -130,6 +150,7 @@ int deviceCompareCommand(const Args& args) {
   for (const auto& in : c.run.instructions) noValues = noValues && in.outputs.empty();
 
   if (args.flag("--csv")) writeCsv(args.option("--csv"), c, p);
+  if (args.flag("--report")) writeReport(args.option("--report"), c, record, dump.path);
   if (args.flag("--json")) {
     Json j;
     j["etrecord"] = recordPath;

@@ -35,6 +35,9 @@ struct ComparisonRecord {
   /// Quantize/dequantize nodes of the run's program; reference nodes folded into the run's.
   std::size_t quantizationNodes = 0;
   std::vector<std::string> foldedInReference;
+  /// A device's run (an ExecuTorch ETDump) against the program: side a is the device's values,
+  /// NodeComparison::deviceMs its latencies (core/device).
+  bool device = false;
   /// Each quantized layer kept in float alone (Compare › Layer Sensitivity); null until asked.
   std::shared_ptr<const SensitivityResult> sensitivity;
 

@@ -30,6 +30,8 @@ struct NodeComparison {
   /// NaN or Inf in A's output from finite inputs.
   bool makesNonfinite = false;
   std::string problem;  // why nothing was compared (B failed before it, a value was released, ...)
+  /// A device's time for the instruction this node ends (an ETDump's median, ms): core/device.
+  std::optional<double> deviceMs;
 };
 
 }  // namespace torchir

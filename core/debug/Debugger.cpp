@@ -72,6 +72,8 @@ std::vector<Problem> Debugger::check() const {
 }
 
 void Debugger::restart() {
+  m_adopted.reset();  // an adopted comparison describes the run that goes
+  m_adoptedValues.clear();
   m_reportedUpTo = 0;
   m_restartPending = true;
 }
@@ -177,7 +179,13 @@ DebugOutcome Debugger::runComparison(CompareStop stop, RunObserver* observer) {
   return o;
 }
 
+void Debugger::adoptComparison(std::shared_ptr<const ComparisonRecord> record, std::map<NodeId, TensorData> values) {
+  m_adopted = std::move(record);
+  m_adoptedValues = std::move(values);
+}
+
 std::shared_ptr<const ComparisonRecord> Debugger::comparison() const {
+  if (m_adopted) return m_adopted;
   if (!m_reference) return nullptr;
   auto record = std::make_shared<ComparisonRecord>(m_reference->run->record(m_reference->description, m_reference->program));
   record->sensitivity = m_reference->sensitivity;
@@ -317,6 +325,19 @@ ValueAnswer Debugger::tensor(ValueId value) const {
 }
 
 ComparedAnswer Debugger::compared(NodeId node) const {
+  if (m_adopted) {
+    const NodeComparison* c = m_adopted->of(node);
+    const auto value = m_adoptedValues.find(node);
+    if (!c || value == m_adoptedValues.end()) return {{}, {}, {}, "the node was not compared"};
+    try {
+      auto reference = m_session->tensor(program().node(node).outputs.at(static_cast<std::size_t>(c->output)));
+      if (!reference) return {{}, {}, {}, "its output was released to stay within the memory budget"};
+      auto difference = differenceOf(value->second, *reference);
+      return {value->second, std::move(reference), std::move(difference), {}};
+    } catch (const std::exception& e) {
+      return {{}, {}, {}, e.what()};
+    }
+  }
   const NodeComparison* c = m_reference ? m_reference->run->comparisonOf(node) : nullptr;
   if (!c) return {{}, {}, {}, "the node was not compared"};
   const auto output = static_cast<std::size_t>(c->output);

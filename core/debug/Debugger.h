@@ -142,6 +142,10 @@ class Debugger {
   /// What the views show of a value: a copy of its tensor, or why there is none.
   ValueAnswer tensor(ValueId value) const;
   ComparedAnswer compared(NodeId node) const;
+  /// A comparison made outside a paired run (a device's values against this run's: core/device)
+  /// shown as this run's comparison until the run starts anew: `record` compares `values` (per
+  /// node, its value elsewhere, the record's side a) with this run's (side b).
+  void adoptComparison(std::shared_ptr<const ComparisonRecord> record, std::map<NodeId, TensorData> values);
 
   /// A repro of `part`: a run of its own with this run's inputs and changes, to the part's end;
   /// then its files at `path`, the .pt2 first.
@@ -166,6 +170,9 @@ class Debugger {
   std::unique_ptr<Session> m_session;
   RunInputs m_inputs;                     // a reference run gets the same
   std::unique_ptr<Reference> m_reference;  // the last comparison's, kept for its tensors until the run starts anew
+  /// An adopted comparison (adoptComparison), and its other side's values; it wins over m_reference's.
+  std::shared_ptr<const ComparisonRecord> m_adopted;
+  std::map<NodeId, TensorData> m_adoptedValues;
   /// The node the capture stood at (nodes.size(): finished), until the run is made again.
   std::optional<NodeId> m_replayTo;
   /// The capture's pinned tensors, by value: what the views can show before the run is made again.

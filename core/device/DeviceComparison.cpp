@@ -1,6 +1,7 @@
 #include "DeviceComparison.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -15,11 +16,19 @@ namespace {
 
 bool integral(DType d) { return isIntegral(d) || d == DType::Bool; }
 
-/// Device `a` against `b`: integers as codes (one step of rounding allowed), floats by max rel.
-void judge(const TensorData& a, const TensorData& b, TensorMetrics& m, double& tolerance, bool& codes, bool& diverges) {
+/// How many times the program's own float32 rounding (its distance from float64 at the node) a
+/// device may differ by before it diverges: a float64 value made from float32 ones carries that.
+constexpr double kFloorFactor = 10;
+
+/// Device `a` against `b`: integers as codes (one step of rounding allowed), floats by max rel,
+/// within the dtype's tolerance or kFloorFactor times the node's noise floor, the larger.
+void judge(const TensorData& a, const TensorData& b, const std::optional<TensorMetrics>& floor, TensorMetrics& m,
+           double& tolerance, bool& codes, bool& diverges) {
   m = compareTensors(a, b);
   codes = integral(a.dtype) && integral(b.dtype);
   tolerance = codes ? 1.0 : defaultTolerance(a.dtype, b.dtype);
+  if (!codes && floor && floor->comparable() && std::isfinite(floor->maxRel))
+    tolerance = std::max(tolerance, kFloorFactor * floor->maxRel);
   diverges = !m.comparable() || m.nonfiniteApart > 0 || (codes ? m.maxAbs > tolerance : m.maxRel > tolerance);
 }
 
@@ -56,29 +65,25 @@ std::string DeviceRow::causeText() const {
   return causeProblem.empty() ? "" : "not measured: " + causeProblem;
 }
 
-DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const PteProgram* pte,
-                               const std::vector<TensorData>* inputs, RunObserver* observer) {
-  DeviceComparison out;
-  out.method = record.method;
-  out.run = pairDeviceRun(record, dump, pte);
-  const Program& p = *record.edge;
-
+DebugTarget deviceTarget(const EtRecord& record, const std::vector<TensorData>* inputs) {
   DebugTarget target;
   target.program = record.edge;
   target.path = record.path;
   if (inputs) {
     target.inputs.given = std::make_shared<const std::vector<TensorData>>(*inputs);
     target.inputs.givenDescription = "the inputs given";
-  } else if (!record.representativeInputs.empty()) {
-    auto given = record.representativeInputs;
-    std::size_t wanted = 0;
-    for (const auto& s : p.inputs) wanted += s.kind == InputKind::UserInput;
-    if (given.size() > wanted) given.resize(wanted);
-    target.inputs.given = std::make_shared<const std::vector<TensorData>>(std::move(given));
-    target.inputs.givenDescription = "the ETRecord's representative inputs";
   }
-  Debugger debugger(target);
-  out.inputs = debugger.start();
+  return target;
+}
+
+DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const EtDump& dump, const PteProgram* pte,
+                               RunObserver* observer) {
+  DeviceComparison out;
+  out.method = record.method;
+  out.run = pairDeviceRun(record, dump, pte);
+  const Program& p = debugger.program();
+  if (p.nodes.size() != record.edge->nodes.size())
+    throw std::runtime_error("the program run is not the ETRecord's Edge program");
   debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());  // every value is compared, some rerun
   ReferenceSpec spec;
   spec.floatingAs = DType::Float64;
@@ -86,6 +91,7 @@ DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const
   if (outcome.comparison) out.referenceFailure = outcome.comparison->referenceFailure;
   if (outcome.reason == StopReason::Failed)
     out.referenceFailure = outcome.diagnosis.nodeName + ": " + outcome.diagnosis.message;
+  if (outcome.reason == StopReason::Cancelled) throw std::runtime_error("stopped");
   Session& session = debugger.session();
 
   for (std::size_t i = 0; i < out.run.instructions.size(); ++i) {
@@ -107,9 +113,9 @@ DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const
         if (!reference) row.problem = "the engine's run did not reach node '" + p.nodes[row.node].name + "'";
       }
       if (row.problem.empty()) {
-        judge(in.outputs[o], *reference, row.metrics, row.tolerance, row.codes, row.diverges);
         if (outcome.comparison)
-          if (const NodeComparison* c = outcome.comparison->of(row.node)) row.floor = c->metrics;
+          if (const NodeComparison* c = outcome.comparison->of(row.node); c && c->problem.empty()) row.floor = c->metrics;
+        judge(in.outputs[o], *reference, row.floor, row.metrics, row.tolerance, row.codes, row.diverges);
       }
       out.rows.push_back(std::move(row));
     }
@@ -153,7 +159,7 @@ DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const
       double tolerance = 0;
       bool codes = false, diverges = false;
       TensorMetrics m;
-      judge(in.outputs[row.output], made, m, tolerance, codes, diverges);
+      judge(in.outputs[row.output], made, row.floor, m, tolerance, codes, diverges);
       row.local = m;
       row.cause = diverges ? DeviceRow::Cause::Kernel : DeviceRow::Cause::Upstream;
     } catch (const std::exception& e) {

@@ -13,6 +13,8 @@
 namespace torchir {
 
 class RunObserver;
+class Debugger;
+struct DebugTarget;
 
 struct DeviceRow {
   std::size_t instruction = 0;  // entry in DeviceRun::instructions
@@ -37,16 +39,21 @@ struct DeviceComparison {
   std::vector<DeviceRow> rows;          // in instruction order
   std::optional<std::size_t> firstDivergence;  // entry in rows
   std::string referenceFailure;         // where the engine's run of the Edge program failed
-  std::string inputs;                   // the words for the inputs it ran on
+  std::string inputs;                   // the words for the inputs it ran on (the caller's)
   /// The method's outputs as the device logged them, against the reference's.
   std::vector<TensorMetrics> outputs;
 };
 
-/// Runs `record`'s Edge program on `inputs` (none: its representative inputs) in float32 and,
-/// as the noise floor, float64, and compares each value `dump` logged with it. `pte` names the
-/// instructions' kernels. `observer` can cancel the runs. Throws std::runtime_error when the
-/// program cannot be run at all.
-DeviceComparison compareDevice(const EtRecord& record, const EtDump& dump, const PteProgram* pte,
-                               const std::vector<TensorData>* inputs, RunObserver* observer = nullptr);
+/// A debugger's target for `record`'s Edge program, on `inputs` (none: the program's sample
+/// inputs, which are the record's representative inputs).
+DebugTarget deviceTarget(const EtRecord& record, const std::vector<TensorData>* inputs);
+
+/// Runs `debugger`'s program (`record`'s Edge program, as deviceTarget makes it or as the studio
+/// opened it; started) from its start in float32 and, as the noise floor, float64, and compares each value
+/// `dump` logged with it. `pte` names the instructions' kernels. `observer` can stop the runs.
+/// The debugger's run is left finished with every value held. Throws std::runtime_error when the
+/// program is not the record's, or the runs were stopped.
+DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const EtDump& dump, const PteProgram* pte,
+                               RunObserver* observer = nullptr);
 
 }  // namespace torchir

@@ -6,7 +6,6 @@
 
 #include "formats/EtRecordLayout.h"
 #include "formats/Pt2Archive.h"
-#include "formats/TorchSaveReader.h"
 #include "program/LoadError.h"
 
 namespace torchir {
@@ -97,17 +96,6 @@ EtRecord readEtRecord(const std::string& path, const std::string& wanted) {
     if (!n || *n < 0) bad("has an output count that is not a non-negative integer");
     out.outputCounts[instruction] = *n;
   });
-  if (archive.has("representative_inputs")) {
-    try {
-      auto bytes = archive.storage("representative_inputs");
-      if (bytes->nbytes > 0) {
-        Pt2Archive nested(std::move(bytes));
-        for (auto& entry : readTorchSave(nested)) out.representativeInputs.push_back(std::move(entry.second));
-      }
-    } catch (const LoadError&) {
-      // the Edge program's own example inputs stand in for them
-    }
-  }
   return out;
 }
 

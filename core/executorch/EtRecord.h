@@ -15,7 +15,9 @@ struct EtRecord {
   std::string path;
   std::string method;
   std::vector<std::string> methods;  // every method the record holds an Edge program of
-  std::shared_ptr<const Program> edge;  // its targets shown as ATen's ("aten.linear.default")
+  /// Its targets shown as ATen's ("aten.linear.default"); its sample inputs are the record's
+  /// representative inputs, where it has them.
+  std::shared_ptr<const Program> edge;
   bool hasAtenProgram = false;       // the program as exported, before the Edge dialect
   /// instruction id (chain 0) -> the debug handles of the Edge nodes it runs
   std::map<int, std::vector<int>> debugHandles;
@@ -23,7 +25,6 @@ struct EtRecord {
   std::map<int, std::string> delegates;
   /// instruction id -> how many of the values a delegate call logs are its outputs (the last ones)
   std::map<int, int> outputCounts;
-  std::vector<TensorData> representativeInputs;
 
   /// The Edge nodes whose metadata.debug_handle is `handle`, in program order.
   std::vector<NodeId> nodesOfHandle(int handle) const;

@@ -5,6 +5,7 @@
 
 #include "Pt2Archive.h"
 #include "Pt2Reader.h"
+#include "TorchSaveReader.h"
 #include "program/LoadError.h"
 
 namespace torchir {
@@ -53,6 +54,22 @@ void readEtRecordProgram(const Pt2Archive& archive, const std::string& method, P
   program.source.format = "etrecord";
   program.source.layout = "ETRecord, Edge program of '" + method + "'";
   readSerializedArtifact(archive, {base, base + "_state_dict", base + "_constants", base + "_example_inputs"}, program);
+  // The representative inputs are what the device was run on (ExecuTorch's Inspector runs the
+  // program on them too): they stand in for the export's example inputs.
+  if (!archive.has("representative_inputs")) return;
+  try {
+    auto bytes = archive.storage("representative_inputs");
+    if (bytes->nbytes == 0) return;
+    Pt2Archive nested(std::move(bytes));
+    std::vector<TensorData> inputs;
+    for (auto& entry : readTorchSave(nested)) inputs.push_back(std::move(entry.second));
+    std::size_t wanted = 0;
+    for (const auto& spec : program.inputs) wanted += spec.kind == InputKind::UserInput;
+    if (inputs.size() > wanted) inputs.resize(wanted);  // a list of input sets: the first
+    if (inputs.size() == wanted) program.sampleInputs = std::move(inputs);
+  } catch (const LoadError&) {
+    // the example inputs stay
+  }
 }
 
 }  // namespace torchir

@@ -19,7 +19,8 @@ std::vector<std::string> etRecordMethods(const Pt2Archive& archive);
 /// the record holds no Edge program or not that method's.
 std::string etRecordMethod(const Pt2Archive& archive, const std::string& method);
 /// Reads the Edge program of `method` (a name etRecordMethod gave) into `program`: its graph,
-/// weights and example inputs, with source format "etrecord".
+/// weights and inputs (the representative inputs the device ran on, else the export's example
+/// inputs), with source format "etrecord".
 void readEtRecordProgram(const Pt2Archive& archive, const std::string& method, Program& program);
 
 }  // namespace torchir

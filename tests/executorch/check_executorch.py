@@ -100,11 +100,16 @@ def check_compare(binary, folder, entry, out):
     check(within, f"{name}: each row's node carries one of its instruction's debug handles")
 
     # latencies: the Inspector's p50 of the instruction's own event
-    theirs = {e["instruction_id"]: e["p50_ms"] for e in inspector["events"]
-              if e["block"] == "Execute" and e["name"] in ("DELEGATE_CALL", "OPERATOR_CALL")}
-    same = all(abs(r["p50_ms"] - theirs[r["instruction"]]) <= 1e-9 + 1e-9 * theirs[r["instruction"]] for r in rows)
-    check(same and len(theirs) == len({r["instruction"] for r in rows}),
-          f"{name}: p50 latencies are the Inspector's ({len(theirs)} instructions)")
+    if inspector["events"] is None:
+        # the Inspector cannot read some ETDumps at all; torchir's own reading is still checked
+        print(f"note  {name}: the Inspector cannot read this ETDump ({inspector['error'][:120]})")
+        check(all(r["p50_ms"] is not None and r["p50_ms"] >= 0 for r in rows), f"{name}: every row has a p50 latency")
+    else:
+        theirs = {e["instruction_id"]: e["p50_ms"] for e in inspector["events"]
+                  if e["block"] == "Execute" and e["name"] in ("DELEGATE_CALL", "OPERATOR_CALL")}
+        same = all(abs(r["p50_ms"] - theirs[r["instruction"]]) <= 1e-9 + 1e-9 * theirs[r["instruction"]] for r in rows)
+        check(same and len(theirs) == len({r["instruction"] for r in rows}),
+              f"{name}: p50 latencies are the Inspector's ({len(theirs)} instructions)")
 
     first = report["first_divergence"]
     if entry["faulty"]:

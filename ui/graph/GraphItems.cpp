@@ -50,7 +50,8 @@ BoxItem::BoxItem(const layout::Box& box, int index)
 }
 
 QString BoxItem::toolTipText() const {
-  if (m_kind == layout::BoxKind::Op) return m_lines.join(QLatin1Char('\n'));
+  if (m_kind == layout::BoxKind::Op)
+    return m_lines.join(QLatin1Char('\n')) + (m_badge.isEmpty() ? QString() : QStringLiteral("\ndevice: ") + m_badge);
   if (m_kind == layout::BoxKind::Module) return QObject::tr("Double-click to expand");
   return {};
 }
@@ -64,6 +65,12 @@ QRectF BoxItem::boundingRect() const {
 void BoxItem::setTint(const QColor& tint) {
   if (tint == m_tint) return;
   m_tint = tint;
+  update();
+}
+
+void BoxItem::setBadge(const QString& badge) {
+  if (badge == m_badge) return;
+  m_badge = badge;
   update();
 }
 
@@ -150,6 +157,14 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
     painter->setFont(i == 0 ? graphstyle::titleFont() : graphstyle::labelFont());
     painter->setPen(i == 0 ? QColor(Qt::black) : QColor(0x33, 0x33, 0x33));
     painter->drawText(QPointF(m_rect.x() + graphstyle::kBoxPadX, baseline), m_lines[i]);
+  }
+
+  if (!m_badge.isEmpty() && detail != Detail::Middle) {
+    painter->setFont(graphstyle::labelFont());
+    painter->setPen(QColor(0x45, 0x5a, 0x64));
+    const double width = painter->fontMetrics().horizontalAdvance(m_badge);
+    painter->drawText(QPointF(m_rect.right() - graphstyle::kBoxPadX - width, m_rect.y() + graphstyle::kBoxPadY + graphstyle::ascent()),
+                      m_badge);
   }
 
   if (m_breakpoint) {

@@ -48,6 +48,10 @@ class BoxItem : public QGraphicsItem {
   /// The user changed the node's call (edit and continue): an orange outline.
   void setPatched(bool on);
   bool patched() const { return m_patched; }
+  /// A short text drawn at the box's top right and added to its tooltip (a device's latency:
+  /// "0.42 ms"); empty: none.
+  void setBadge(const QString& badge);
+  const QString& badge() const { return m_badge; }
 
  private:
   QRectF m_rect;
@@ -57,6 +61,7 @@ class BoxItem : public QGraphicsItem {
   NodeStatus m_status = NodeStatus::NotRun;
   bool m_breakpoint = false, m_selected = false, m_inSlice = false, m_patched = false;
   QColor m_tint;
+  QString m_badge;
 };
 
 /// One dataflow edge: the layout's Bézier path and an arrowhead onto the consumer.

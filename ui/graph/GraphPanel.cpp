@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "compare/TensorMetrics.h"
 #include "graph/GraphScene.h"
 #include "session/BackgroundRelease.h"
 #include "graph/GraphStyle.h"
@@ -278,6 +279,16 @@ void GraphPanel::tintNodes() {
       if (worst[level] >= 0) byModule.emplace(static_cast<int>(level), colors[worst[level]]);
   }
   m_scene->setTints(std::move(byNode), std::move(byModule), std::move(inSlice));
+  // a device's run: each instruction's latency on the box of the node it ends
+  std::vector<QString> badges;
+  if (m_comparison && m_comparison->device && m_graph) {
+    badges.resize(m_graph->program->program.nodes.size());
+    for (const auto& c : m_comparison->nodes)
+      if (c.deviceMs)
+        if (const NodeId box = boxNode(c.a); box >= 0 && static_cast<std::size_t>(box) < badges.size())
+          badges[static_cast<std::size_t>(box)] = QString::fromStdString(metricText(*c.deviceMs)) + QStringLiteral(" ms");
+  }
+  m_scene->setBadges(std::move(badges));
 }
 
 void GraphPanel::setMarks(const ExecutionMarks& marks) {

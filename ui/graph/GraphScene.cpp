@@ -45,6 +45,7 @@ GraphScene* GraphScene::successor(QObject* parent) {
   auto* next = new GraphScene(parent);
   next->m_marks = std::move(m_marks);
   next->m_tints = std::move(m_tints);
+  next->m_badges = std::move(m_badges);
   next->m_inSlice = std::move(m_inSlice);
   next->m_moduleTints = std::move(m_moduleTints);
   next->m_moduleStatus = std::move(m_moduleStatus);
@@ -181,6 +182,7 @@ void GraphScene::applyMarks(BoxItem* item) const {
   item->setStatus(m_marks.status(item->node()));
   const auto n = static_cast<std::size_t>(item->node());
   item->setTint(tintOf(n));
+  item->setBadge(n < m_badges.size() ? m_badges[n] : QString());
   item->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
   item->setBreakpoint(m_marks.hasBreakpoint(item->node()));
   item->setPatched(m_marks.isPatched(item->node()));
@@ -234,6 +236,15 @@ void GraphScene::setTints(std::vector<QRgb> byNode, std::map<int, QColor> byModu
       b->setInSlice(n < m_inSlice.size() && m_inSlice[n]);
     }
   }
+}
+
+void GraphScene::setBadges(std::vector<QString> byNode) {
+  m_badges = std::move(byNode);
+  for (BoxItem* b : m_boxes)
+    if (b->kind() == layout::BoxKind::Op && b->node() >= 0) {
+      const auto n = static_cast<std::size_t>(b->node());
+      b->setBadge(n < m_badges.size() ? m_badges[n] : QString());
+    }
 }
 
 QColor GraphScene::shownTint(NodeId node) const {

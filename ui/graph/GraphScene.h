@@ -47,6 +47,9 @@ class GraphScene : public QGraphicsScene {
   /// for 170k nodes at the end of each comparison), of collapsed module boxes by level. Kept for
   /// the boxes of later layouts. `inSlice`: by NodeId, the nodes of a first NaN's backward slice.
   void setTints(std::vector<QRgb> byNode, std::map<int, QColor> byModule, std::vector<bool> inSlice = {});
+  /// A comparison's badges of op boxes by NodeId (a device's latency; empty: none), kept for the
+  /// boxes of later layouts.
+  void setBadges(std::vector<QString> byNode);
   /// The colour the box of `node` (or of collapsed module `level`) shows; invalid when none.
   QColor shownTint(NodeId node) const;
   QColor shownModuleTint(int level) const;
@@ -94,6 +97,7 @@ class GraphScene : public QGraphicsScene {
   ExecutionMarks m_marks;
   QColor tintOf(std::size_t node) const;
   std::vector<QRgb> m_tints;           // by NodeId; 0 for none
+  std::vector<QString> m_badges;       // by NodeId; empty for none
   std::vector<bool> m_inSlice;         // by NodeId
   std::map<int, QColor> m_moduleTints;  // by module level
   std::map<int, NodeStatus> m_moduleStatus;

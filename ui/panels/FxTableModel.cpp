@@ -271,6 +271,7 @@ std::optional<double> metricOf(const torchir::NodeComparison& c, int column, con
       const torchir::LayerSensitivity* l = record.sensitivity ? record.sensitivity->of(c.a) : nullptr;
       return l && l->problem.empty() ? std::optional<double>(l->gainDb) : std::nullopt;
     }
+    case FxTableModel::DeviceMs: return c.deviceMs;
     default: return std::nullopt;
   }
 }
@@ -290,7 +291,9 @@ QString FxTableModel::cellText(int row, int column) const {
   if (column < kFxColumnCount) return (*m_rows)[r][static_cast<std::size_t>(column)];
   if (column >= kFirstMetricColumn) {
     const torchir::NodeComparison* c = m_comparison ? m_comparison->of(row) : nullptr;
-    if (!c || !c->problem.empty()) return {};
+    if (!c) return {};
+    if (column == DeviceMs && c->deviceMs) return metricText(*c->deviceMs);  // timed even where not compared
+    if (!c->problem.empty()) return {};
     if (column == MaxRel && c->metrics.nonfiniteApart > 0) return QStringLiteral("NaN/Inf");
     const auto x = metricOf(*c, column, *m_comparison);
     return x ? metricText(*x) : QString();
@@ -338,6 +341,9 @@ QVariant FxTableModel::data(const QModelIndex& index, int role) const {
       if (index.column() >= kFirstMetricColumn) {
         const torchir::NodeComparison* c = m_comparison ? m_comparison->of(index.row()) : nullptr;
         if (!c) return {};
+        if (index.column() == DeviceMs && c->deviceMs)
+          return QStringLiteral("The device's median time for the instruction this node ends, over the ETDump's runs: %1 ms")
+              .arg(metricText(*c->deviceMs));
         if (!c->problem.empty()) return QString::fromStdString(c->problem);
         QString tip = QStringLiteral("against %1: max rel %2 (tolerance %3), max abs %4, mean abs %5, cosine %6, SQNR %7 dB")
                           .arg(QString::fromStdString(m_comparison->reference), metricText(c->metrics.maxRel), metricText(c->tolerance),
@@ -399,6 +405,7 @@ QVariant FxTableModel::headerData(int section, Qt::Orientation orientation, int 
     case OwnRel: return QStringLiteral("own rel");
     case OwnSqnr: return QStringLiteral("own SQNR");
     case SensitivityGain: return QStringLiteral("in float (+dB)");
+    case DeviceMs: return QStringLiteral("device (ms)");
     default: return {};
   }
 }

@@ -23,7 +23,7 @@ class FxTableModel : public QAbstractTableModel {
 
  public:
   enum Columns { Opcode, Name, Target, Args, Kwargs, Status, Output, Time, MaxRel, MaxAbs, Cosine, Sqnr, OwnRel, OwnSqnr,
-                 SensitivityGain, ColumnCount };
+                 SensitivityGain, DeviceMs, ColumnCount };
   /// The comparison's columns (empty until there is one).
   static constexpr int kFirstMetricColumn = MaxRel;
   /// What a sort orders by: the metric or time as a number (nodes without one last), else the text.

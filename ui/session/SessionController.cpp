@@ -93,7 +93,10 @@ void SessionController::compareWith(const CompareRequest& request) {
   if (canCompare()) send(EngineCommand::Compare, torchir::kNone, request);
 }
 
-bool SessionController::canContinueComparison() const { return m_comparison && m_state == RunState::Paused; }
+bool SessionController::canContinueComparison() const {
+  // a device's run (an ETDump) is compared whole: there is nothing to run on
+  return m_comparison && !m_comparison->device && m_state == RunState::Paused;
+}
 
 void SessionController::continueComparison(torchir::CompareStop stop) {
   CompareRequest request;

@@ -283,6 +283,7 @@ void FxTablePane::setComparison(ComparisonPtr comparison) {
     if (!comparison) return false;
     if (column == FxTableModel::OwnSqnr) return comparison->quantized;
     if (column == FxTableModel::SensitivityGain) return comparison->sensitivity != nullptr;
+    if (column == FxTableModel::DeviceMs) return comparison->device;
     return true;
   };
   std::vector<bool> shown;

@@ -27,6 +27,7 @@
 #include "controllers/EditAndContinue.h"
 #include "controllers/ProblemsDock.h"
 #include "controllers/QuantizationTools.h"
+#include "controllers/DeviceRunOverlay.h"
 #include "controllers/ReproExport.h"
 #include "controllers/RunStatus.h"
 #include "controllers/StepIntoBody.h"
@@ -176,6 +177,7 @@ void MainWindow::createControllers() {
   m_editAndContinue = new EditAndContinue(studio, m_diagnosis, m_tensors);
   m_captures = new CaptureService(studio);
   m_repro = new ReproExport(studio);
+  m_device = new DeviceRunOverlay(studio);
   m_quantization = new QuantizationTools(studio, m_graph);
   m_stepInto = new StepIntoBody(studio);
   // each body in a window of its own, which runs it as any program
@@ -209,6 +211,8 @@ void MainWindow::createMenus() {
   addToolBar(m_bodyBar);
 
   auto* compare = new CompareMenu(m_session, m_quantization->sensitivityAction(), this);
+  compare->addSeparator();
+  compare->addAction(m_device->runToDivergenceAction());
   auto* view = new ViewMenu(
       m_graph, m_findBar, {m_argumentsDock, m_tensorDock, m_diagnosisDock, m_problemsDock, m_quantization->dock()},
       [this] { goToNode(); },
@@ -225,6 +229,7 @@ void MainWindow::createMenus() {
   connect(m_recentMenu, &RecentFilesMenu::fileChosen, this, &MainWindow::openFile);
   fileMenu->addAction(tr("Supply &Weights…"), this, &MainWindow::chooseWeightsFile)
       ->setStatusTip(tr("Reopen the program with weights from a .safetensors or torch.save file"));
+  fileMenu->addAction(m_device->attachAction());
   fileMenu->addSeparator();
   m_captures->addFileActions(fileMenu);
   fileMenu->addAction(m_repro->action());

@@ -35,6 +35,7 @@ class ProblemsPanel;
 class RecentFilesMenu;
 class QuantizationTools;
 class ReproExport;
+class DeviceRunOverlay;
 class Selection;
 class SessionController;
 class StepIntoBody;
@@ -75,6 +76,7 @@ class MainWindow : public QMainWindow {
   Selection* selection() const { return m_selection; }
   ExecutionActions* executionActions() const { return m_actions; }
   EditAndContinue* editAndContinue() const { return m_editAndContinue; }
+  DeviceRunOverlay* deviceRunOverlay() const { return m_device; }
   GraphPanel* graphPanel() const { return m_graph; }
   TensorViewer* tensorViewer() const { return m_tensor; }
 
@@ -135,6 +137,7 @@ class MainWindow : public QMainWindow {
   TensorDock* m_tensors = nullptr;
   CaptureService* m_captures = nullptr;
   ReproExport* m_repro = nullptr;
+  DeviceRunOverlay* m_device = nullptr;
   QuantizationTools* m_quantization = nullptr;
   EditAndContinue* m_editAndContinue = nullptr;
   StepIntoBody* m_stepInto = nullptr;
