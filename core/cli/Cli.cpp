@@ -72,7 +72,7 @@ const std::vector<CommandSpec> kCommands = {
      "--etdump",
      2, compareCommand,
      {{"--etdump", "F.etdp", "compare an ExecuTorch device run (the program is its ETRecord) with the Edge program"},
-      {"--debug-buffer", "F", "the debug buffer the ETDump's values are in"},
+      {"--debug-buffer", "F", "the debug buffer the ETDump's values are in (default: NAME.debug.bin beside it)"},
       {"--pte", "F.pte", "the ExecuTorch program that ran (default: NAME.pte beside the ETRecord)"},
       {"--method", "NAME", "the ETRecord's method (default forward)"},
       {"--against", "float64|float32|float16|bfloat16|cuda", "the reference (default float64)"},

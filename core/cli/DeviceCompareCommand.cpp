@@ -48,7 +48,8 @@ Json rowJson(const DeviceComparison& c, const DeviceRow& row, const Program& p) 
   j["nodes"] = std::move(nodes);
   j["output"] = row.output;
   j["node"] = row.node == kNone ? Json() : Json(p.nodes[row.node].name);
-  j["module"] = row.node == kNone ? Json() : Json(modulePath(p.nodes[row.node]));
+  j["layer"] = row.layer == kNone ? Json() : Json(p.nodes[row.layer].name);
+  j["module"] = row.layer == kNone ? Json() : Json(modulePath(p.nodes[row.layer]));
   j["dtype"] = std::string(dtypeName(in.outputs[row.output].dtype));
   j["shape"] = in.outputs[row.output].sizes;
   j["p50_ms"] = in.p50Ms ? number(*in.p50Ms) : Json();
@@ -87,7 +88,7 @@ void writeCsv(const std::string& path, const DeviceComparison& c, const Program&
     const DeviceInstruction& in = c.run.instructions[row.instruction];
     const bool ok = row.problem.empty();
     f << in.id << "," << csvField(in.kernel) << "," << csvField(row.node == kNone ? "" : p.nodes[row.node].name) << ","
-      << csvField(row.node == kNone ? "" : modulePath(p.nodes[row.node])) << "," << dtypeName(in.outputs[row.output].dtype) << ","
+      << csvField(row.layer == kNone ? "" : modulePath(p.nodes[row.layer])) << "," << dtypeName(in.outputs[row.output].dtype) << ","
       << csvField(sizesText(in.outputs[row.output].sizes)) << "," << (in.p50Ms ? metricText(*in.p50Ms) : "") << ","
       << (ok ? metricText(row.metrics.maxAbs) : "") << "," << (ok ? metricText(row.metrics.maxRel) : "") << ","
       << (ok ? metricText(row.metrics.mse) : "") << "," << (ok ? metricText(row.metrics.sqnrDb) : "") << ","
@@ -125,7 +126,8 @@ std::string pteBeside(const std::string& etrecord) {
 int deviceCompareCommand(const Args& args) {
   const std::string recordPath = args.positional.front();
   const EtRecord record = readEtRecord(recordPath, args.option("--method"));
-  const EtDump dump = readEtDump(args.option("--etdump"), args.option("--debug-buffer"));
+  const std::string etdump = args.option("--etdump");
+  const EtDump dump = readEtDump(etdump, args.flag("--debug-buffer") ? args.option("--debug-buffer") : debugBufferBeside(etdump));
   std::optional<PteProgram> pte;
   std::string ptePath = args.flag("--pte") ? args.option("--pte") : pteBeside(recordPath);
   if (!ptePath.empty()) pte = readPte(ptePath);
@@ -179,7 +181,7 @@ int deviceCompareCommand(const Args& args) {
     for (const auto& row : c.rows) {
       const DeviceInstruction& in = c.run.instructions[row.instruction];
       const std::string node = row.node == kNone ? "-" : oneLine(p.nodes[row.node].name, 22);
-      const std::string module = row.node == kNone ? "-" : oneLine(modulePath(p.nodes[row.node]), 14);
+      const std::string module = row.layer == kNone ? "-" : oneLine(modulePath(p.nodes[row.layer]), 14);
       const std::string shape = std::string(dtypeName(in.outputs[row.output].dtype)) + sizesText(in.outputs[row.output].sizes);
       const bool ok = row.problem.empty();
       std::printf("%4d %-26s %-22s %-14s %-16s %9s %10s %10s %9s %9s  %s\n", in.id, oneLine(in.kernel, 26).c_str(), node.c_str(),
@@ -192,13 +194,15 @@ int deviceCompareCommand(const Args& args) {
       const DeviceRow& row = c.rows[*c.firstDivergence];
       const DeviceInstruction& in = c.run.instructions[row.instruction];
       const Node& n = p.nodes[row.node];
+      const Node& layer = p.nodes[row.layer];
       std::cout << "first divergence: instruction " << in.id << " (" << oneLine(in.kernel) << "), node '" << oneLine(n.name) << "' ("
                 << oneLine(n.target) << ")";
-      if (!modulePath(n).empty()) std::cout << " in " << oneLine(modulePath(n)) << " (" << oneLine(moduleType(n)) << ")";
+      if (!modulePath(layer).empty())
+        std::cout << " in " << oneLine(modulePath(layer)) << " (" << oneLine(moduleType(layer)) << ")";
       std::cout << ": max rel " << metricText(row.metrics.maxRel) << " against the program; " << row.causeText();
       if (row.local) std::cout << " (against its Edge nodes run on the device's own inputs: max rel " << metricText(row.local->maxRel) << ")";
       std::cout << "\n";
-      if (const std::string& trace = n.stackTraceText(); !trace.empty()) {
+      if (const std::string& trace = layer.stackTraceText(); !trace.empty()) {
         // the user's line: the trace's first frame and its source line
         const auto first = trace.find('\n');
         const auto second = first == std::string::npos ? first : trace.find('\n', first + 1);

@@ -101,6 +101,15 @@ DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const
       row.instruction = i;
       row.output = static_cast<int>(o);
       row.node = in.outputNodes[o];
+      row.layer = row.node;
+      for (auto n = in.nodes.rbegin(); row.node != kNone && n != in.nodes.rend(); ++n) {
+        if (*n > row.node) continue;
+        const auto& stack = p.nodes[*n].moduleStack;
+        if (stack && !stack->empty()) {
+          row.layer = *n;
+          break;
+        }
+      }
       if (!in.problem.empty()) row.problem = in.problem;
       else if (row.node == kNone) row.problem = "none of its Edge nodes makes a " + std::string(dtypeName(in.outputs[o].dtype)) + sizesText(in.outputs[o].sizes);
       std::optional<TensorData> reference;

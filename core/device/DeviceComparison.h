@@ -20,6 +20,9 @@ struct DeviceRow {
   std::size_t instruction = 0;  // entry in DeviceRun::instructions
   int output = 0;               // which of its outputs
   NodeId node = kNone;          // the Edge node it is paired with
+  /// The node that names its layer: `node`, or where that has no module (a quantize, an op of the
+  /// model's own forward) the last of the instruction's nodes before it that has one.
+  NodeId layer = kNone;
   TensorMetrics metrics;        // the device (a) against the float32 reference (b)
   std::optional<TensorMetrics> floor;  // the float32 reference against float64 at that node
   double tolerance = 0;

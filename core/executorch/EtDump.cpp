@@ -1,6 +1,7 @@
 #include "EtDump.h"
 
 #include <cstring>
+#include <filesystem>
 
 #include "EtScalarType.h"
 #include "etdump_generated.h"
@@ -131,6 +132,16 @@ EtDump readEtDumpBytes(const std::byte* data, std::size_t size, const std::strin
     out.runs.push_back(std::move(run));
   }
   return out;
+}
+
+std::string debugBufferBeside(const std::string& etdump) {
+  const std::filesystem::path path(etdump);
+  std::error_code ec;
+  for (const std::string& name : {path.stem().string() + ".debug.bin", std::string("debug_buffer.bin"), std::string("debug_output.bin")}) {
+    const auto candidate = path.parent_path() / name;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return {};
 }
 
 EtDump readEtDump(const std::string& path, const std::string& debugBufferPath) {

@@ -52,6 +52,10 @@ struct EtDump {
   std::vector<Run> runs;
 };
 
+/// The debug buffer beside an ETDump: STEM.debug.bin, else debug_buffer.bin or debug_output.bin
+/// in its folder; empty when none is there.
+std::string debugBufferBeside(const std::string& etdump);
+
 /// Maps and reads an ETDump (size-prefixed, identifier ED00) and, when `debugBufferPath` is not
 /// empty, the debug buffer its tensors point into (kept mapped by the tensors). Throws LoadError
 /// with one line naming the file and the problem.

@@ -29,6 +29,7 @@
 #include <numeric>
 
 #include "Fixtures.h"
+#include "controllers/DeviceRunOverlay.h"
 #include "graph/ComparisonLegend.h"
 #include "graph/GraphItems.h"
 #include "graph/GraphPanel.h"
@@ -1030,6 +1031,68 @@ class TestStudioEndToEnd : public QObject {
                               qPrintable(window.statusBar()->currentMessage()), kTimeoutMs);
     legend->setMetric(torchir::ui::ComparisonMetric::Sqnr);
     saveScreenshot(window, QStringLiteral("keep_in_float.png"));
+  }
+
+  /// An ExecuTorch device's run over its program, as a user sees it: the int8 per-op XNNPACK twin
+  /// whose fc2 int8 weights are wrong, its ETDump attached to the program opened from its ETRecord.
+  /// Each delegate call is one compared node, shown on the box of the op it ends with its latency;
+  /// the first divergence is fc2's op, selected, the device's codes beside the program's; Run to
+  /// First Divergence stops before it, the comparison kept.
+  void attachingAnEtdumpShowsEachQuantizedOpOnTheGraph() {
+    const QString base = torchir::test::fixturesDir() + QStringLiteral("/executorch/mlp_int8_faulty/mlp_int8_faulty");
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy firstView(&window, &MainWindow::firstViewShown);
+    QVERIFY(openReady(window, {base + QStringLiteral(".etrecord"), {}, {}, {}}));
+    QTRY_COMPARE_WITH_TIMEOUT(firstView.count(), 1, kTimeoutMs);
+    auto* attach = window.findChild<QAction*>(QStringLiteral("actionAttachEtdump"));
+    QVERIFY(attach && attach->isEnabled());
+    window.deviceRunOverlay()->attach(base + QStringLiteral(".etdp"));  // its debug buffer found beside it
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() && window.session()->comparison()->device, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+
+    const auto c = window.session()->comparison();
+    QCOMPARE(c->nodes.size(), std::size_t{5});  // one per delegate call: one per quantized op
+    const torchir::NodeComparison* first = c->firstDivergingNode();
+    QVERIFY(first && first->startsDivergence);
+    const torchir::Program& program = window.program()->program;
+    // the device's values are each op's int8 output: a quantize, shown on the box of the op it takes
+    auto opOf = [&](torchir::NodeId quantize) { return program.value(program.node(quantize).inputs[0].values[0]).producer; };
+    const torchir::NodeId fc2Relu = opOf(first->a);
+    QCOMPARE(QString::fromStdString(program.node(fc2Relu).target), QStringLiteral("aten.relu.default"));
+    const auto& frames = program.node(opOf(fc2Relu)).moduleFrames();  // the linear before it
+    QVERIFY(!frames.empty() && frames.back().path == "fc2");
+    QCOMPARE(window.selectedNode(), first->a);
+    auto scene = [&] { return window.graphPanel()->scene(); };
+    QCOMPARE(scene()->shownTint(fc2Relu), torchir::ui::severityColor(3));
+    const torchir::NodeId fc1Relu = opOf(c->nodes[1].a);
+    QCOMPARE(scene()->shownTint(fc1Relu), torchir::ui::severityColor(0));  // the op before it agrees
+    for (torchir::NodeId op : {fc1Relu, fc2Relu})
+      QVERIFY2(scene()->boxForNode(op)->badge().endsWith(QStringLiteral(" ms")), qPrintable(scene()->boxForNode(op)->badge()));
+
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const int device = columnNamed(table->model(), QStringLiteral("device (ms)"));
+    const int maxRel = columnNamed(table->model(), QStringLiteral("max rel"));
+    QVERIFY(device >= 0 && !table->isColumnHidden(device));
+    QVERIFY(table->model()->index(first->a, device).data().toString().toDouble() > 0);
+    QVERIFY(table->model()->index(first->a, maxRel).data().toString().toDouble() > 0.5);
+    QVERIFY(table->model()->index(first->a, maxRel).data(Qt::BackgroundRole).isValid());
+
+    // the tensor dock: the device's codes against the program's, their difference first
+    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->title().startsWith(QString::fromStdString(program.node(first->a).name)), kTimeoutMs);
+    QCOMPARE(window.tensorViewer()->comparedSide(), int(torchir::ui::TensorViewer::Difference));
+    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
+    QVERIFY(window.tensorViewer()->stats().max > 1);  // codes apart by more than a rounding step
+    saveScreenshot(window, QStringLiteral("etdump_int8_per_op.png"));
+
+    auto* runTo = window.findChild<QAction*>(QStringLiteral("actionRunToFirstDivergence"));
+    QVERIFY(runTo && runTo->isEnabled());
+    runTo->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Paused, kTimeoutMs);
+    QCOMPARE(window.session()->marks().current, first->a);
+    QVERIFY(window.session()->comparison() && window.session()->comparison()->device);
+    QVERIFY(!window.session()->canContinueComparison());  // a device's run is compared whole
   }
 
 };

@@ -1,7 +1,6 @@
 #include "controllers/DeviceRunOverlay.h"
 
 #include <QAction>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMainWindow>
@@ -61,21 +60,12 @@ void DeviceRunOverlay::updateEnabled() {
   m_runToDivergence->setEnabled(c && c->device && c->firstDivergingNode() && m_session->resting());
 }
 
-QString DeviceRunOverlay::debugBufferBeside(const QString& etdump) {
-  const QFileInfo info(etdump);
-  const QDir dir = info.dir();
-  for (const QString& name : {info.completeBaseName() + QStringLiteral(".debug.bin"), QStringLiteral("debug_buffer.bin"),
-                              QStringLiteral("debug_output.bin")})
-    if (dir.exists(name)) return dir.filePath(name);
-  return {};
-}
-
 void DeviceRunOverlay::chooseEtdump() {
   if (!fromEtRecord()) return;
   const QString etdump = QFileDialog::getOpenFileName(m_window, tr("Attach ETDump"), QFileInfo(m_session->program()->request.path).path(),
                                                       tr("ETDumps (*.etdp *.etdump);;All files (*)"));
   if (etdump.isEmpty()) return;
-  QString buffer = debugBufferBeside(etdump);
+  QString buffer = QString::fromStdString(torchir::debugBufferBeside(etdump.toStdString()));
   if (buffer.isEmpty())
     buffer = QFileDialog::getOpenFileName(m_window, tr("The ETDump's Debug Buffer (Cancel: latencies only)"),
                                           QFileInfo(etdump).path(), tr("Debug buffers (*.bin);;All files (*)"));
@@ -86,7 +76,8 @@ void DeviceRunOverlay::attach(const QString& etdump, const QString& debugBuffer)
   if (!fromEtRecord() || !m_session->resting()) return;
   const std::string record = m_session->program()->request.path.toStdString();
   const std::string dumpPath = etdump.toStdString();
-  const std::string bufferPath = (debugBuffer.isEmpty() ? debugBufferBeside(etdump) : debugBuffer).toStdString();
+  const std::string bufferPath =
+      debugBuffer.isEmpty() ? torchir::debugBufferBeside(etdump.toStdString()) : debugBuffer.toStdString();
   m_status->showMessage(tr("Comparing the device's run in %1 with the program… (Stop cancels)").arg(QFileInfo(etdump).fileName()));
   // the files are read and the program run on the engine thread: none of it waits on the window
   m_session->runCommand(

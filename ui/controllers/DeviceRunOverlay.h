@@ -30,10 +30,6 @@ class DeviceRunOverlay : public QObject {
   /// have been opened from an ETRecord. The session's comparison changes when it is done.
   void attach(const QString& etdump, const QString& debugBuffer = {});
 
-  /// The debug buffer beside an ETDump: STEM.debug.bin, else debug_buffer.bin or debug_output.bin in
-  /// its folder; empty when none is there.
-  static QString debugBufferBeside(const QString& etdump);
-
  private:
   void chooseEtdump();
   void runToFirstDivergence();

@@ -59,7 +59,7 @@ QString BoxItem::toolTipText() const {
 QRectF BoxItem::boundingRect() const {
   // Marks draw outside the box: thick borders and the breakpoint dot centred on the left border.
   const double m = kMarkMargin + 1;
-  return m_rect.adjusted(-std::max(m, kBreakpointRadius + 1), -m, m, m);
+  return m_rect.adjusted(-std::max(m, kBreakpointRadius + 1), -m, m + (m_badge.isEmpty() ? 0 : kBadgeGap + m_badgeWidth), m);
 }
 
 void BoxItem::setTint(const QColor& tint) {
@@ -70,7 +70,9 @@ void BoxItem::setTint(const QColor& tint) {
 
 void BoxItem::setBadge(const QString& badge) {
   if (badge == m_badge) return;
+  prepareGeometryChange();  // drawn beside the box: the item's bounds grow with it
   m_badge = badge;
+  m_badgeWidth = badge.isEmpty() ? 0 : QFontMetricsF(graphstyle::labelFont()).horizontalAdvance(badge);
   update();
 }
 
@@ -159,12 +161,10 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
     painter->drawText(QPointF(m_rect.x() + graphstyle::kBoxPadX, baseline), m_lines[i]);
   }
 
-  if (!m_badge.isEmpty() && detail != Detail::Middle) {
+  if (!m_badge.isEmpty()) {  // beside the box, on its title's line
     painter->setFont(graphstyle::labelFont());
-    painter->setPen(QColor(0x45, 0x5a, 0x64));
-    const double width = painter->fontMetrics().horizontalAdvance(m_badge);
-    painter->drawText(QPointF(m_rect.right() - graphstyle::kBoxPadX - width, m_rect.y() + graphstyle::kBoxPadY + graphstyle::ascent()),
-                      m_badge);
+    painter->setPen(QColor(0x37, 0x47, 0x4f));
+    painter->drawText(QPointF(m_rect.right() + kBadgeGap, m_rect.y() + graphstyle::kBoxPadY + graphstyle::ascent()), m_badge);
   }
 
   if (m_breakpoint) {

@@ -62,6 +62,8 @@ class BoxItem : public QGraphicsItem {
   bool m_breakpoint = false, m_selected = false, m_inSlice = false, m_patched = false;
   QColor m_tint;
   QString m_badge;
+  double m_badgeWidth = 0;
+  static constexpr double kBadgeGap = 6;
 };
 
 /// One dataflow edge: the layout's Bézier path and an arrowhead onto the consumer.

@@ -268,7 +268,8 @@ void GraphPanel::tintNodes() {
     for (const auto& c : m_comparison->nodes) {
       const int severity = comparisonSeverity(c, metric, m_comparison.get());
       if (severity < 0 || severity > 4 || static_cast<std::size_t>(c.a) >= byNode.size()) continue;
-      const NodeId box = boxNode(c.a);
+      // a device's values are often a quantize's (an int8 op's output): shown on the op's box
+      const NodeId box = m_comparison->device ? comparedBox(c.a) : boxNode(c.a);
       if (box < 0 || static_cast<std::size_t>(box) >= byNode.size()) continue;
       byNode[static_cast<std::size_t>(box)] = rgbs[severity];
       if (!g.isOpBox(box)) continue;
@@ -285,7 +286,7 @@ void GraphPanel::tintNodes() {
     badges.resize(m_graph->program->program.nodes.size());
     for (const auto& c : m_comparison->nodes)
       if (c.deviceMs)
-        if (const NodeId box = boxNode(c.a); box >= 0 && static_cast<std::size_t>(box) < badges.size())
+        if (const NodeId box = comparedBox(c.a); box >= 0 && static_cast<std::size_t>(box) < badges.size())
           badges[static_cast<std::size_t>(box)] = QString::fromStdString(metricText(*c.deviceMs)) + QStringLiteral(" ms");
   }
   m_scene->setBadges(std::move(badges));
@@ -314,6 +315,20 @@ void GraphPanel::markHiddenNodes() {
   for (NodeId n : {m_marks.failed, m_marks.current})
     if (const int level = collapsedContainer(n); level > 0) byLevel.emplace(level, m_marks.status(n));
   m_scene->setModuleStatus(std::move(byLevel));
+}
+
+NodeId GraphPanel::comparedBox(NodeId node) const {
+  if (!m_graph) return -1;
+  const Program& p = m_graph->program->program;
+  const layout::ViewGraph& g = *m_graph->graph;
+  for (int up = 0; up < 4 && node >= 0 && static_cast<std::size_t>(node) < p.nodes.size(); ++up) {
+    const NodeId box = boxNode(node);
+    if (box >= 0 && static_cast<std::size_t>(box) < p.nodes.size() && g.isOpBox(box)) return box;
+    const Node& n = p.node(node);
+    if (n.inputs.empty() || n.inputs.front().values.empty()) return -1;
+    node = p.value(n.inputs.front().values.front()).producer;
+  }
+  return -1;
 }
 
 NodeId GraphPanel::boxNode(NodeId node) const {

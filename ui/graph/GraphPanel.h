@@ -102,6 +102,9 @@ class GraphPanel : public QWidget {
   int collapsedContainer(NodeId node) const;
   /// The node whose box stands for `node`: getitems are drawn as their producer.
   NodeId boxNode(NodeId node) const;
+  /// The box a comparison of `node` is shown on: its own, else (a quantize or dequantize folded
+  /// into an edge) that of the op whose output it takes, a few producers up; -1 for none.
+  NodeId comparedBox(NodeId node) const;
 
   GraphView* m_view = nullptr;
   GraphScene* m_scene = nullptr;
