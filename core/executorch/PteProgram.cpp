@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "EtScalarType.h"
@@ -176,6 +177,9 @@ bool looksLikePte(const std::byte* head, std::size_t size) {
 }
 
 bool isPteFile(const std::string& path) {
+  // only a regular file is looked into: a FIFO would block the read until a writer came
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   std::byte head[8];
   return in.read(reinterpret_cast<char*>(head), sizeof head) && looksLikePte(head, sizeof head);
