@@ -1,6 +1,5 @@
 // `torchir compare etrecord.bin --etdump etdump.etdp [--debug-buffer B]`: the device's values
 // against the Edge program's, per instruction, with the first divergence and its cause.
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -113,14 +112,6 @@ void writeReport(const std::string& path, const DeviceComparison& c, const EtRec
   if (!out) throw LoadError(path, "cannot be written");
 }
 
-/// `NAME.pte` beside the ETRecord `NAME.etrecord` (or `NAME.bin`), when there is one.
-std::string pteBeside(const std::string& etrecord) {
-  std::filesystem::path p(etrecord);
-  p.replace_extension(".pte");
-  std::error_code ec;
-  return std::filesystem::is_regular_file(p, ec) ? p.string() : std::string();
-}
-
 }  // namespace
 
 int deviceCompareCommand(const Args& args) {
@@ -129,7 +120,7 @@ int deviceCompareCommand(const Args& args) {
   const std::string etdump = args.option("--etdump");
   const EtDump dump = readEtDump(etdump, args.flag("--debug-buffer") ? args.option("--debug-buffer") : debugBufferBeside(etdump));
   std::optional<PteProgram> pte;
-  std::string ptePath = args.flag("--pte") ? args.option("--pte") : pteBeside(recordPath);
+  const std::string ptePath = args.flag("--pte") ? args.option("--pte") : pteFor(recordPath, recordPath);
   if (!ptePath.empty()) pte = readPte(ptePath);
   std::optional<std::vector<TensorData>> inputs;
   if (args.flag("--inputs")) inputs = readInputsFile(*record.edge, args.option("--inputs"));

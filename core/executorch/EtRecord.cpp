@@ -47,6 +47,14 @@ void readMethodMap(const Pt2Archive& archive, const std::string& record, const s
 
 }  // namespace
 
+std::vector<int> deviceHandles(const Program& program) {
+  std::vector<int> out(program.nodes.size(), -1);
+  for (std::size_t i = 0; i < program.nodes.size(); ++i)
+    if (const auto& o = program.nodes[i].origin; o && o->deviceHandle && *o->deviceHandle <= INT32_MAX)
+      out[i] = static_cast<int>(*o->deviceHandle);
+  return out;
+}
+
 std::vector<NodeId> EtRecord::nodesOfHandle(int handle) const {
   std::vector<NodeId> out;
   for (std::size_t i = 0; i < handleOfNode.size(); ++i)
@@ -54,7 +62,7 @@ std::vector<NodeId> EtRecord::nodesOfHandle(int handle) const {
   return out;
 }
 
-EtRecord readEtRecord(const std::string& path, const std::string& wanted) {
+EtRecord readEtRecord(const std::string& path, const std::string& wanted, bool withProgram) {
   const Pt2Archive archive(path);
   if (!isEtRecord(archive)) throw LoadError(path, "not an ETRecord (no ETRECORD_V0 record)");
   EtRecord out;
@@ -62,18 +70,16 @@ EtRecord readEtRecord(const std::string& path, const std::string& wanted) {
   out.methods = etRecordMethods(archive);
   out.method = etRecordMethod(archive, wanted);
   out.hasAtenProgram = archive.has("exported_program");
-  auto edge = std::make_shared<Program>();
-  edge->source.path = path;
-  readEtRecordProgram(archive, out.method, *edge);
-  const auto slash = path.find_last_of('/');
-  const std::string file = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  edge->source.modelName = file.substr(0, file.find('.'));
-  out.edge = std::move(edge);
-
-  out.handleOfNode.assign(out.edge->nodes.size(), -1);
-  for (std::size_t i = 0; i < out.edge->nodes.size(); ++i)
-    if (const auto& o = out.edge->nodes[i].origin; o && o->deviceHandle && *o->deviceHandle <= INT32_MAX)
-      out.handleOfNode[i] = static_cast<int>(*o->deviceHandle);
+  if (withProgram) {
+    auto edge = std::make_shared<Program>();
+    edge->source.path = path;
+    readEtRecordProgram(archive, out.method, *edge);
+    const auto slash = path.find_last_of('/');
+    const std::string file = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    edge->source.modelName = file.substr(0, file.find('.'));
+    out.edge = std::move(edge);
+    out.handleOfNode = deviceHandles(*out.edge);
+  }
 
   readMethodMap(archive, "debug_handle_map", out.method, [&](int instruction, const nlohmann::json& v, auto bad) {
     std::vector<int> handles;

@@ -32,8 +32,12 @@ struct EtRecord {
   std::vector<int> handleOfNode;
 };
 
-/// Reads the ETRecord at `path`, for `method` ("" picks "forward", else the only one). Throws
-/// LoadError with one line naming the file and the problem.
-EtRecord readEtRecord(const std::string& path, const std::string& method = "");
+/// Per node of `program`, its ExecuTorch debug handle (NodeOrigin::deviceHandle), -1 for none.
+std::vector<int> deviceHandles(const Program& program);
+
+/// Reads the ETRecord at `path`, for `method` ("" picks "forward", else the first). Without
+/// `withProgram`, only its maps (edge stays null, handleOfNode empty): for a program already read.
+/// Throws LoadError with one line naming the file and the problem.
+EtRecord readEtRecord(const std::string& path, const std::string& method = "", bool withProgram = true);
 
 }  // namespace torchir

@@ -185,6 +185,13 @@ bool isPteFile(const std::string& path) {
   return in.read(reinterpret_cast<char*>(head), sizeof head) && looksLikePte(head, sizeof head);
 }
 
+std::string pteFor(const std::string& opened, const std::string& etrecord) {
+  if (isPteFile(opened)) return opened;
+  std::filesystem::path beside(etrecord);
+  beside.replace_extension(".pte");
+  return isPteFile(beside.string()) ? beside.string() : std::string();
+}
+
 PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::string& name) {
   auto fail = [&](const std::string& problem) { throw LoadError(name, problem); };
   if (size < 8 || !looksLikePte(data, size)) fail("not an ExecuTorch program (no ET file identifier at byte 4)");

@@ -96,5 +96,8 @@ PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::stri
 bool looksLikePte(const std::byte* head, std::size_t size);
 /// looksLikePte on the file's first bytes; false when it cannot be read.
 bool isPteFile(const std::string& path);
+/// The ExecuTorch program of a program opened from `opened` and read from the ETRecord `etrecord`:
+/// `opened` itself when it is a .pte, else STEM.pte beside the ETRecord; empty when neither is.
+std::string pteFor(const std::string& opened, const std::string& etrecord);
 
 }  // namespace torchir

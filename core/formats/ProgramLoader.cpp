@@ -1,7 +1,9 @@
 #include "ProgramLoader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <filesystem>
 
 #include "AllocatorTuning.h"
 #include "program/LoadError.h"
@@ -13,11 +15,34 @@
 
 namespace torchir {
 
-Program loadProgram(const std::string& path, const LoadOptions& options) {
-  char magic[2] = {0, 0};
+namespace {
+
+/// The ETRecord written with the ExecuTorch program `pte`: STEM.etrecord, STEM.etrecord.bin or
+/// etrecord.bin in its folder; empty when none is there.
+std::string etRecordBeside(const std::string& pte) {
+  const std::filesystem::path path(pte);
+  std::error_code ec;
+  for (const std::string& name : {path.stem().string() + ".etrecord", path.stem().string() + ".etrecord.bin", std::string("etrecord.bin")}) {
+    const auto candidate = path.parent_path() / name;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return {};
+}
+
+Program load(const std::string& path, const LoadOptions& options, bool followPte) {
+  char magic[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   {
     const auto file = MappedFile::open(path);  // regular files only: a FIFO would block a read
-    if (file->size() > 0) std::memcpy(magic, file->data(), std::min<std::size_t>(file->size(), 2));
+    if (file->size() > 0) std::memcpy(magic, file->data(), std::min<std::size_t>(file->size(), sizeof magic));
+  }
+  // An ExecuTorch program holds no graph to show: the Edge program of its ETRecord is its graph.
+  if (magic[4] == 'E' && magic[5] == 'T' && std::isdigit(static_cast<unsigned char>(magic[6])) &&
+      std::isdigit(static_cast<unsigned char>(magic[7]))) {
+    const std::string record = etRecordBeside(path);
+    if (record.empty() || !followPte)
+      throw LoadError(path, "an ExecuTorch program (.pte) holds no graph: open the ETRecord written with it "
+                            "(generate_etrecord=True), or print its plan with torchir info");
+    return load(record, options, /*followPte=*/false);
   }
   const LargeProgramAllocation tuned;
   Program program;
@@ -29,5 +54,9 @@ Program loadProgram(const std::string& path, const LoadOptions& options) {
   if (!options.constantsPath.empty()) supplyWeights(program, options.constantsPath);
   return program;
 }
+
+}  // namespace
+
+Program loadProgram(const std::string& path, const LoadOptions& options) { return load(path, options, /*followPte=*/true); }
 
 }  // namespace torchir

@@ -11,7 +11,8 @@ struct LoadOptions {
   std::string constantsPath;  // .safetensors
 };
 
-/// Opens a `.pt2` archive or a pytorch-ir IR JSON, chosen by the file's first bytes.
+/// Opens a `.pt2` archive (an ExecuTorch ETRecord too) or a pytorch-ir IR JSON, chosen by the
+/// file's first bytes; for an ExecuTorch `.pte`, the ETRecord beside it.
 /// Throws LoadError with one line naming the file and the problem.
 Program loadProgram(const std::string& path, const LoadOptions& options = {});
 

@@ -130,6 +130,15 @@ def check_compare(binary, folder, entry, out):
     check((out / f"{name}.csv").read_text().count("\n") == len(rows) + 1, f"{name}: the CSV has a line per row")
 
 
+def check_pte_opens_its_etrecord(binary, folder):
+    """A .pte names no graph: every verb that reads a program reads the ETRecord beside it."""
+    base = folder / "mlp_per_op" / "mlp_per_op"
+    via_pte = torchir(binary, "table", f"{base}.pte", "--json")
+    direct = torchir(binary, "table", f"{base}.etrecord", "--json")
+    check(via_pte.returncode == 0 and via_pte.stdout == direct.stdout and "linear" in direct.stdout,
+          "torchir table X.pte shows the Edge program of X.etrecord beside it")
+
+
 def check_crafted(binary, folder, out):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import craft
@@ -168,6 +177,7 @@ def main():
     for entry in manifest:
         check_info(a.torchir, folder / entry["name"] / f"{entry['name']}.pte", entry["name"])
         check_compare(a.torchir, folder, entry, a.out)
+    check_pte_opens_its_etrecord(a.torchir, folder)
     check_crafted(a.torchir, folder, a.out)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0

@@ -1061,8 +1061,9 @@ class TestStudioEndToEnd : public QObject {
     auto opOf = [&](torchir::NodeId quantize) { return program.value(program.node(quantize).inputs[0].values[0]).producer; };
     const torchir::NodeId fc2Relu = opOf(first->a);
     QCOMPARE(QString::fromStdString(program.node(fc2Relu).target), QStringLiteral("aten.relu.default"));
-    const auto& frames = program.node(opOf(fc2Relu)).moduleFrames();  // the linear before it
-    QVERIFY(!frames.empty() && frames.back().path == "fc2");
+    // the linear before it, in fc2 inside the delegate call's frame
+    const auto& frames = program.node(opOf(fc2Relu)).moduleFrames();
+    QVERIFY2(!frames.empty() && frames.back().path == "#2 XnnpackBackend.fc2", frames.empty() ? "none" : frames.back().path.c_str());
     QCOMPARE(window.selectedNode(), first->a);
     auto scene = [&] { return window.graphPanel()->scene(); };
     QCOMPARE(scene()->shownTint(fc2Relu), torchir::ui::severityColor(3));
@@ -1093,6 +1094,26 @@ class TestStudioEndToEnd : public QObject {
     QCOMPARE(window.session()->marks().current, first->a);
     QVERIFY(window.session()->comparison() && window.session()->comparison()->device);
     QVERIFY(!window.session()->canContinueComparison());  // a device's run is compared whole
+  }
+
+  /// A .pte opens as the Edge program of the ETRecord beside it, framed as the device runs it: the
+  /// residual CNN's XNNPACK delegate call is one frame, labelled with its backend.
+  void openingAPteShowsItsDelegateCallsAsFrames() {
+    const QString base = torchir::test::fixturesDir() + QStringLiteral("/executorch/cnn_residual/cnn_residual");
+    MainWindow window;
+    showActive(window);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(openReady(window, {base + QStringLiteral(".pte"), {}, {}, {}}));
+    const torchir::Program& program = window.program()->program;
+    QCOMPARE(QString::fromStdString(program.source.format), QStringLiteral("etrecord"));
+    std::vector<std::string> frames;
+    for (const auto& m : program.modules)
+      if (m.path.rfind("#", 0) == 0) frames.push_back(m.path + " " + m.type);
+    QVERIFY2(std::find(frames.begin(), frames.end(), "#0 XnnpackBackend delegate") != frames.end(),
+             frames.empty() ? "no instruction frame" : frames.front().c_str());
+    const auto conv = *program.findNode("aten_convolution_default");  // the stem, in the delegate call
+    QCOMPARE(program.node(conv).moduleFrames().back().path, std::string("#0 XnnpackBackend.stem"));
+    QCOMPARE(program.node(conv).moduleFrames().front().path, std::string("#0 XnnpackBackend"));
   }
 
 };

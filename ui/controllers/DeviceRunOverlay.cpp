@@ -1,6 +1,7 @@
 #include "controllers/DeviceRunOverlay.h"
 
 #include <QAction>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMainWindow>
@@ -74,20 +75,20 @@ void DeviceRunOverlay::chooseEtdump() {
 
 void DeviceRunOverlay::attach(const QString& etdump, const QString& debugBuffer) {
   if (!fromEtRecord() || !m_session->resting()) return;
-  const std::string record = m_session->program()->request.path.toStdString();
+  const std::string record = m_session->program()->program.source.path;  // the ETRecord, also when a .pte was opened
   const std::string dumpPath = etdump.toStdString();
   const std::string bufferPath =
       debugBuffer.isEmpty() ? torchir::debugBufferBeside(etdump.toStdString()) : debugBuffer.toStdString();
+  const std::string ptePath = torchir::pteFor(QFile::encodeName(m_session->program()->request.path).toStdString(), record);
   m_status->showMessage(tr("Comparing the device's run in %1 with the program… (Stop cancels)").arg(QFileInfo(etdump).fileName()));
   // the files are read and the program run on the engine thread: none of it waits on the window
   m_session->runCommand(
-      [record, dumpPath, bufferPath](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
+      [record, dumpPath, bufferPath, ptePath](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
         try {
           const torchir::EtRecord etrecord = torchir::readEtRecord(record);
           const torchir::EtDump dump = torchir::readEtDump(dumpPath, bufferPath);
           std::optional<torchir::PteProgram> pte;
-          std::string ptePath = record.substr(0, record.rfind('.')) + ".pte";
-          if (QFileInfo::exists(QString::fromStdString(ptePath))) pte = torchir::readPte(ptePath);
+          if (!ptePath.empty()) pte = torchir::readPte(ptePath);
           const torchir::DeviceComparison c = torchir::compareDevice(job.debugger(), etrecord, dump, pte ? &*pte : nullptr, observer);
           const std::string name = QFileInfo(QString::fromStdString(dumpPath)).fileName().toStdString();
           torchir::DebugOutcome o;

@@ -4,8 +4,10 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <exception>
+#include <optional>
 #include <utility>
 
+#include "executorch/InstructionFrames.h"
 #include "formats/DeferredRelease.h"
 #include "program/LoadError.h"
 #include "formats/ProgramLoader.h"
@@ -13,6 +15,24 @@
 #include "session/ProgramFiles.h"
 
 namespace torchir::ui {
+namespace {
+
+/// An ETRecord's Edge program framed as the device runs it: a frame per delegate call or fused
+/// kernel, named by the .pte's instruction where the .pte is there. Maps that cannot be read leave
+/// the modules as they are: the program opens all the same.
+void frameByDevice(LoadedProgram& loaded) {
+  try {
+    const std::string record = loaded.program.source.path;
+    const torchir::EtRecord maps = torchir::readEtRecord(record, "", /*withProgram=*/false);
+    std::optional<torchir::PteProgram> pte;
+    if (const std::string path = torchir::pteFor(QFile::encodeName(loaded.request.path).toStdString(), record); !path.empty())
+      pte = torchir::readPte(path);
+    torchir::frameByInstruction(loaded.program, maps, pte ? pte->plan(maps.method) : nullptr);
+  } catch (const torchir::LoadError&) {
+  }
+}
+
+}  // namespace
 
 LoadWorker::LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent)
     : QObject(parent), m_latestRequest(std::move(latestRequest)) {}
@@ -40,6 +60,7 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
     const torchir::LoadOptions options{QFile::encodeName(result->request.weightsPath).toStdString(),
                                        QFile::encodeName(result->request.constantsPath).toStdString()};
     result->program = torchir::loadProgram(QFile::encodeName(result->request.path).toStdString(), options);
+    if (result->program.source.format == "etrecord") frameByDevice(*result);
     deriveViews(*result);
     Q_EMIT loaded(requestId, std::move(result));
   } catch (const torchir::LoadError& e) {
