@@ -105,16 +105,21 @@ int main(int argc, char** argv) {
     }
   }
 
-  // A device's run over the program, once its run can start: attached once.
+  // A device's run over the program, once its run can start: attached once. Pending until the
+  // comparison it started has ended, or it could not start.
   const QString etdump = parser.value(kEtdumpOption);
-  bool attached = false;
-  if (!etdump.isEmpty()) {
+  bool attachPending = !etdump.isEmpty(), attachStarted = false;
+  if (attachPending) {
     QObject::connect(window.session(), &torchir::ui::SessionController::stateChanged, &window, [&] {
-      if (attached || !window.session()->resting() || window.session()->state() == torchir::ui::RunState::Empty ||
-          window.session()->state() == torchir::ui::RunState::Starting)
+      const auto state = window.session()->state();
+      if (attachStarted || !window.session()->resting() || state == torchir::ui::RunState::Empty ||
+          state == torchir::ui::RunState::Starting)
         return;
-      attached = true;
-      window.deviceRunOverlay()->attach(etdump, parser.value(kDebugBufferOption));
+      attachStarted = true;
+      if (!window.deviceRunOverlay()->attach(etdump, parser.value(kDebugBufferOption))) {
+        window.showHint(QStringLiteral("--etdump: %1 was not opened from an ExecuTorch ETRecord").arg(file));
+        attachPending = false;
+      }
     });
   }
 
@@ -128,16 +133,20 @@ int main(int argc, char** argv) {
       if (grabbing || !window.hasFirstView() || state == torchir::ui::RunState::Empty ||
           state == torchir::ui::RunState::Starting)
         return;
-      // with an ETDump, once the device's run is compared (or could not be)
-      if (!etdump.isEmpty() && (!attached || !window.session()->resting() ||
-                                (!window.session()->comparison() && state != torchir::ui::RunState::Failed)))
-        return;
+      if (attachPending) return;  // with an ETDump, once the device's run is compared (or could not be)
       grabbing = true;
       torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);
     };
     QObject::connect(&window, &torchir::ui::MainWindow::firstViewShown, &window, grabWhenSettled);
     QObject::connect(window.session(), &torchir::ui::SessionController::stateChanged, &window, grabWhenSettled);
-    QObject::connect(window.session(), &torchir::ui::SessionController::comparisonChanged, &window, grabWhenSettled);
+    // the attach's job ends in a report (stopped) or, when its files could not be read, in attachFailed
+    auto attachEnded = [&, grabWhenSettled] {
+      if (!attachStarted) return;
+      attachPending = false;
+      grabWhenSettled();
+    };
+    QObject::connect(window.session(), &torchir::ui::SessionController::stopped, &window, attachEnded);
+    QObject::connect(window.deviceRunOverlay(), &torchir::ui::DeviceRunOverlay::attachFailed, &window, attachEnded);
     QObject::connect(&window, &torchir::ui::MainWindow::loadFailed, &window,
                      [&] { torchir::ui::grabWindowAndExit(&window, screenshotPath, 1); });
     if (file.isEmpty()) torchir::ui::grabWindowAndExit(&window, screenshotPath, 0);

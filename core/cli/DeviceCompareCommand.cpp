@@ -2,6 +2,7 @@
 // against the Edge program's, per instruction, with the first divergence and its cause.
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "Cli.h"
@@ -130,6 +131,8 @@ int deviceCompareCommand(const Args& args) {
   try {
     Debugger debugger(deviceTarget(record, inputs ? &*inputs : nullptr));
     const std::string inputWords = debugger.start();
+    // every value is compared, and a diverging instruction's nodes rerun on the device's inputs
+    debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());
     c = compareDevice(debugger, record, dump, pte ? &*pte : nullptr);
     c.inputs = inputWords;
   } catch (const LoadError&) {

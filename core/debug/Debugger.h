@@ -146,6 +146,8 @@ class Debugger {
   /// shown as this run's comparison until the run starts anew: `record` compares `values` (per
   /// node, its value elsewhere, the record's side a) with this run's (side b).
   void adoptComparison(std::shared_ptr<const ComparisonRecord> record, std::map<NodeId, TensorData> values);
+  /// The adopted comparison's other side, by node (empty without one).
+  const std::map<NodeId, TensorData>& adoptedValues() const { return m_adoptedValues; }
 
   /// A repro of `part`: a run of its own with this run's inputs and changes, to the part's end;
   /// then its files at `path`, the .pt2 first.

@@ -65,6 +65,8 @@ std::string DeviceRow::causeText() const {
   return causeProblem.empty() ? "" : "not measured: " + causeProblem;
 }
 
+DeviceComparisonStopped::DeviceComparisonStopped() : std::runtime_error("the comparison with the device's run was stopped") {}
+
 DebugTarget deviceTarget(const EtRecord& record, const std::vector<TensorData>* inputs) {
   DebugTarget target;
   target.program = record.edge;
@@ -80,21 +82,22 @@ DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const
                                RunObserver* observer) {
   DeviceComparison out;
   out.method = record.method;
-  out.run = pairDeviceRun(record, dump, pte);
   const Program& p = debugger.program();
-  if (p.nodes.size() != record.edge->nodes.size())
-    throw std::runtime_error("the program run is not the ETRecord's Edge program");
-  debugger.session().setMemoryBudget(std::numeric_limits<std::size_t>::max());  // every value is compared, some rerun
+  out.run = pairDeviceRun(p, record, dump, pte);
+  auto stopped = [&] {
+    if (observer && observer->cancelled()) throw DeviceComparisonStopped();
+  };
   ReferenceSpec spec;
   spec.floatingAs = DType::Float64;
   const DebugOutcome outcome = debugger.compare(spec, CompareStop::None, observer);
   if (outcome.comparison) out.referenceFailure = outcome.comparison->referenceFailure;
   if (outcome.reason == StopReason::Failed)
     out.referenceFailure = outcome.diagnosis.nodeName + ": " + outcome.diagnosis.message;
-  if (outcome.reason == StopReason::Cancelled) throw std::runtime_error("stopped");
+  if (outcome.reason == StopReason::Cancelled) throw DeviceComparisonStopped();
   Session& session = debugger.session();
 
   for (std::size_t i = 0; i < out.run.instructions.size(); ++i) {
+    stopped();
     const DeviceInstruction& in = out.run.instructions[i];
     for (std::size_t o = 0; o < in.outputs.size(); ++o) {
       DeviceRow row;
@@ -113,13 +116,12 @@ DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const
       if (!in.problem.empty()) row.problem = in.problem;
       else if (row.node == kNone) row.problem = "none of its Edge nodes makes a " + std::string(dtypeName(in.outputs[o].dtype)) + sizesText(in.outputs[o].sizes);
       std::optional<TensorData> reference;
-      ValueId value = kNone;
       if (row.problem.empty()) {
-        for (ValueId v : p.nodes[row.node].outputs)
-          if (p.values[v].kind == ValueKind::Tensor && p.values[v].dtype == in.outputs[o].dtype) value = v;
-        if (value == kNone && !p.nodes[row.node].outputs.empty()) value = p.nodes[row.node].outputs.front();
-        reference = session.tensor(value);
-        if (!reference) row.problem = "the engine's run did not reach node '" + p.nodes[row.node].name + "'";
+        const auto& outputs = p.nodes[row.node].outputs;
+        row.nodeOutput = static_cast<int>(std::find(outputs.begin(), outputs.end(), in.outputValues[o]) - outputs.begin());
+        reference = session.tensor(in.outputValues[o]);
+        if (!reference)
+          row.problem = "the engine's value of node '" + p.nodes[row.node].name + "' is not held (not reached, or released to stay within the memory budget)";
       }
       if (row.problem.empty()) {
         if (outcome.comparison)
@@ -130,16 +132,14 @@ DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const
     }
   }
 
-  // Where the device goes wrong first, and why: the instruction's nodes run again on the device's
-  // own values of their inputs. If the device still differs, its kernel is wrong.
-  for (std::size_t r = 0; r < out.rows.size(); ++r) {
-    DeviceRow& row = out.rows[r];
+  // Why each diverging row does: the instruction's nodes run again on the device's own values of
+  // their inputs. If the device still differs, its kernel is wrong; if not, its inputs were.
+  for (DeviceRow& row : out.rows) {
     if (!row.diverges) continue;
-    if (!out.firstDivergence) out.firstDivergence = r;
+    stopped();
     const DeviceInstruction& in = out.run.instructions[row.instruction];
     try {
       std::map<ValueId, TensorData> local;
-      TensorData made;
       for (NodeId n : localNodes(p, in, row.node, out.run)) {
         std::vector<std::optional<TensorData>> given;
         for (const auto& arg : p.nodes[n].inputs)
@@ -148,33 +148,38 @@ DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const
               given.emplace_back(it->second);
               continue;
             }
+            // the device's value where another instruction's output is this value, else the run's
             const NodeId producer = p.values[v].producer;
             const DeviceInstruction* other = producer == kNone ? nullptr : out.run.of(producer);
             std::optional<TensorData> device;
             if (other && other != &in)
-              for (std::size_t k = 0; k < other->outputNodes.size(); ++k)
-                if (other->outputNodes[k] == producer && k < other->outputs.size() && other->outputs[k].hasData())
-                  device = other->outputs[k];
+              for (std::size_t k = 0; k < other->outputValues.size() && k < other->outputs.size(); ++k)
+                if (other->outputValues[k] == v && other->outputs[k].hasData()) device = other->outputs[k];
             given.push_back(std::move(device));
           }
         const auto outs = session.rerunNode(n, given);
         for (std::size_t k = 0; k < outs.size() && k < p.nodes[n].outputs.size(); ++k)
           if (outs[k]) local[p.nodes[n].outputs[k]] = *outs[k];
-        if (n == row.node)
-          for (std::size_t k = 0; k < outs.size(); ++k)
-            if (outs[k] && outs[k]->dtype == in.outputs[row.output].dtype) made = *outs[k];
       }
-      if (!made.storage && made.numel() != 0) throw std::runtime_error("the local run made no value of the device's dtype");
+      const auto made = local.find(in.outputValues[static_cast<std::size_t>(row.output)]);
+      if (made == local.end()) throw std::runtime_error("the local run did not make the device's value");
       double tolerance = 0;
       bool codes = false, diverges = false;
       TensorMetrics m;
-      judge(in.outputs[row.output], made, row.floor, m, tolerance, codes, diverges);
+      judge(in.outputs[static_cast<std::size_t>(row.output)], made->second, row.floor, m, tolerance, codes, diverges);
       row.local = m;
       row.cause = diverges ? DeviceRow::Cause::Kernel : DeviceRow::Cause::Upstream;
     } catch (const std::exception& e) {
       row.causeProblem = e.what();
     }
   }
+  // The first divergence: the first row, in the device's order, that goes wrong of its own (or
+  // whose cause is not known); where every diverging row inherited (errors too small to diverge
+  // before), the first diverging row.
+  for (std::size_t r = 0; r < out.rows.size() && !out.firstDivergence; ++r)
+    if (out.rows[r].diverges && out.rows[r].cause != DeviceRow::Cause::Upstream) out.firstDivergence = r;
+  for (std::size_t r = 0; r < out.rows.size() && !out.firstDivergence; ++r)
+    if (out.rows[r].diverges) out.firstDivergence = r;
 
   const auto reference = session.outputs();
   for (std::size_t i = 0; i < out.run.methodOutputs.size() && i < reference.size(); ++i)

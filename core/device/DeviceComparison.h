@@ -3,6 +3,7 @@
 // per instruction how far apart, the first that diverges, and whether its own kernel is wrong
 // or the error came in from upstream.
 #include <memory>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@ struct DebugTarget;
 
 struct DeviceRow {
   std::size_t instruction = 0;  // entry in DeviceRun::instructions
-  int output = 0;               // which of its outputs
+  int output = 0;               // which of the instruction's outputs
+  int nodeOutput = 0;           // which output of `node` it is
   NodeId node = kNone;          // the Edge node it is paired with
   /// The node that names its layer: `node`, or where that has no module (a quantize, an op of the
   /// model's own forward) the last of the instruction's nodes before it that has one.
@@ -40,7 +42,9 @@ struct DeviceComparison {
   std::string method;
   DeviceRun run;
   std::vector<DeviceRow> rows;          // in instruction order
-  std::optional<std::size_t> firstDivergence;  // entry in rows
+  /// Entry in rows: the first, in the device's order, that diverges of its own (its kernel, or a
+  /// cause not measured); where none does, the first that diverges.
+  std::optional<std::size_t> firstDivergence;
   std::string referenceFailure;         // where the engine's run of the Edge program failed
   std::string inputs;                   // the words for the inputs it ran on (the caller's)
   /// The method's outputs as the device logged them, against the reference's.
@@ -51,11 +55,16 @@ struct DeviceComparison {
 /// inputs, which are the record's representative inputs).
 DebugTarget deviceTarget(const EtRecord& record, const std::vector<TensorData>* inputs);
 
+/// Thrown when the observer stopped a comparison.
+struct DeviceComparisonStopped : std::runtime_error {
+  DeviceComparisonStopped();
+};
+
 /// Runs `debugger`'s program (`record`'s Edge program, as deviceTarget makes it or as the studio
 /// opened it; started) from its start in float32 and, as the noise floor, float64, and compares each value
 /// `dump` logged with it. `pte` names the instructions' kernels. `observer` can stop the runs.
-/// The debugger's run is left finished with every value held. Throws std::runtime_error when the
-/// program is not the record's, or the runs were stopped.
+/// The debugger's run is left finished; values its memory budget released are rows that say so.
+/// Throws DeviceComparisonStopped when stopped, LoadError when the record's maps do not fit.
 DeviceComparison compareDevice(Debugger& debugger, const EtRecord& record, const EtDump& dump, const PteProgram* pte,
                                RunObserver* observer = nullptr);
 

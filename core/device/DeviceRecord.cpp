@@ -20,23 +20,23 @@ std::shared_ptr<ComparisonRecord> deviceComparisonRecord(const DeviceComparison&
     if (row.node == kNone) continue;
     NodeComparison n;
     n.a = n.b = row.node;
-    n.output = row.output;
+    n.output = row.nodeOutput;
     n.metrics = row.metrics;
     n.tolerance = row.tolerance;
     n.diverges = row.problem.empty() && row.diverges;
     n.problem = row.problem;
     n.deviceMs = c.run.instructions[row.instruction].p50Ms;
-    if (row.local) n.ownRel = row.codes ? row.local->maxAbs : row.local->maxRel;
+    if (row.local) n.ownRel = row.local->maxRel;
     if (row.local) n.ownSqnrDb = row.local->sqnrDb;
     if (row.diverges && row.cause == DeviceRow::Cause::NotMeasured) n.ownProblem = row.causeProblem;
-    // where a stop lands: the first row whose own kernel is wrong, or one that diverged unexplained
-    n.startsDivergence = n.diverges && row.cause != DeviceRow::Cause::Upstream;
+    // where a stop lands: a row whose own kernel is wrong, or one that diverged unexplained; the
+    // first divergence is one of these (or, where none is, the first row that diverged)
+    n.startsDivergence = n.diverges && (row.cause != DeviceRow::Cause::Upstream || c.firstDivergence == r);
     n.makesNonfinite = row.metrics.nonfiniteA > 0 && row.metrics.nonfiniteB == 0;
     if (n.makesNonfinite && record->firstNonfinite == kNone) record->firstNonfinite = row.node;
     record->nodes.push_back(std::move(n));
   }
-  // rows are in instruction order, which is the device's run order; the record's is the program's
-  std::stable_sort(record->nodes.begin(), record->nodes.end(), [](const NodeComparison& x, const NodeComparison& y) { return x.a < y.a; });
+  // in the device's order, as the runs it compares made them: its first divergence is the record's
   record->index(edge->nodes.size());
   return record;
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "program/LoadError.h"
+
 namespace torchir {
 namespace {
 
@@ -11,17 +13,17 @@ constexpr uint64_t kOutputChain = UINT64_MAX;  // the chain index of the method'
 
 bool instructionEvent(const std::string& name) { return name == "OPERATOR_CALL" || name == "DELEGATE_CALL"; }
 
-/// Whether `node`'s output `i` is a tensor of `t`'s dtype and shape (symbolic sizes match any).
-bool makes(const Program& p, NodeId node, const TensorData& t) {
+/// The output of `node` that is a tensor of `t`'s dtype and shape (symbolic sizes match any), or kNone.
+ValueId madeBy(const Program& p, NodeId node, const TensorData& t) {
   for (ValueId v : p.nodes[node].outputs) {
     const Value& value = p.values[v];
     if (value.kind != ValueKind::Tensor || value.dtype != t.dtype || value.shape.size() != t.sizes.size()) continue;
     bool same = true;
     for (std::size_t d = 0; d < t.sizes.size() && same; ++d)
       same = value.shape[d].isSymbolic() || value.shape[d].hint == t.sizes[d];
-    if (same) return true;
+    if (same) return v;
   }
-  return false;
+  return kNone;
 }
 
 }  // namespace
@@ -40,8 +42,7 @@ const DeviceInstruction* DeviceRun::of(NodeId node) const {
   return &instructions[instructionOfNode[node]];
 }
 
-DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PteProgram* pte) {
-  const Program& program = *record.edge;
+DeviceRun pairDeviceRun(const Program& program, const EtRecord& record, const EtDump& dump, const PteProgram* pte) {
   const PteProgram::Plan* plan = pte ? pte->plan(record.method) : nullptr;
   DeviceRun out;
   out.instructionOfNode.assign(program.nodes.size(), -1);
@@ -82,7 +83,8 @@ DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PtePro
   for (const auto& run : dump.runs) {
     std::map<std::tuple<int, int, std::string, std::string>, int> seen;
     for (const auto& p : run.profiles) {
-      if (p.name == "Method::execute") ++executes;
+      // an execute's events are logged as they end, its own last: the next execute starts anew
+      if (p.name == "Method::execute") ++executes, seen.clear();
       if (p.chain != 0 || p.instruction < 0) continue;
       const auto base = std::make_tuple(p.instruction, p.delegateId, p.delegateName, p.name);
       const Key key{p.instruction, p.delegateId, p.delegateName, p.name, seen[base]++};
@@ -91,7 +93,6 @@ DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PtePro
       it->second.push_back(static_cast<double>(p.nanoseconds()) / 1e6);
     }
   }
-  // An ETDump may log every run in one run_data: then an event recurs once per Method::execute.
   for (const Key& key : order) {
     const auto& [id, delegateId, delegateName, name, occurrence] = key;
     const double p50 = percentile(durations[key], 50);
@@ -118,13 +119,17 @@ DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PtePro
   }
 
   // Nodes: the Edge nodes of the instruction's handles; each output, the last of them making it.
-  std::map<int, std::vector<NodeId>> nodesOfHandle;
-  for (std::size_t i = 0; i < record.handleOfNode.size(); ++i)
-    if (record.handleOfNode[i] >= 0 && program.nodes[i].opcode == Opcode::CallFunction)
-      nodesOfHandle[record.handleOfNode[i]].push_back(static_cast<NodeId>(i));
+  const auto nodesOfHandle = nodesByDeviceHandle(program);
+  std::size_t pairs = 0;
   for (auto& [id, in] : byId) {
     for (int h : in.handles)
-      if (auto it = nodesOfHandle.find(h); it != nodesOfHandle.end()) in.nodes.insert(in.nodes.end(), it->second.begin(), it->second.end());
+      if (auto it = nodesOfHandle.find(h); it != nodesOfHandle.end()) {
+        pairs += it->second.size();
+        // a real map names a node in one instruction, two where a quantize ends one and starts the next
+        if (pairs > 4 * program.nodes.size() + 1024)
+          throw LoadError(record.path, "its debug handle map names the same Edge nodes in more instructions than a program has");
+        in.nodes.insert(in.nodes.end(), it->second.begin(), it->second.end());
+      }
     std::sort(in.nodes.begin(), in.nodes.end());
     in.nodes.erase(std::unique(in.nodes.begin(), in.nodes.end()), in.nodes.end());
     if (plan && !plan->chains.empty() && id >= 0 && static_cast<std::size_t>(id) < plan->chains[0].instructions.size()) {
@@ -138,9 +143,11 @@ DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PtePro
     }
     for (const TensorData& t : in.outputs) {
       NodeId paired = kNone;
+      ValueId value = kNone;
       for (auto it = in.nodes.rbegin(); it != in.nodes.rend() && paired == kNone; ++it)
-        if (makes(program, *it, t)) paired = *it;
+        if ((value = madeBy(program, *it, t)) != kNone) paired = *it;
       in.outputNodes.push_back(paired);
+      in.outputValues.push_back(value);
     }
     if (in.handles.empty() && in.problem.empty()) in.problem = "the ETRecord's debug handle map does not name this instruction";
     else if (in.nodes.empty() && in.problem.empty()) in.problem = "no Edge node has its debug handles";

@@ -22,6 +22,7 @@ struct DeviceInstruction {
   /// Per output, the Edge node whose value it is (kNone where none of `nodes` makes that dtype
   /// and shape): the last of `nodes` that does, which is where a fused region ends.
   std::vector<NodeId> outputNodes;
+  std::vector<ValueId> outputValues;  // per output, the value of its node it is (kNone with no node)
   std::optional<double> p50Ms;   // the instruction's own event (OPERATOR_CALL / DELEGATE_CALL), over the runs
   /// The delegate's own events inside the call ("Fully Connected (NC, F32) GEMM #1"), p50 in ms.
   std::vector<std::pair<std::string, double>> delegateEvents;
@@ -37,9 +38,11 @@ struct DeviceRun {
   const DeviceInstruction* of(NodeId node) const;
 };
 
-/// Pairs `dump`'s events of method `record.method` with `record`'s Edge program through its
-/// debug handle map. `pte`, when given, names each instruction's kernel or backend.
-DeviceRun pairDeviceRun(const EtRecord& record, const EtDump& dump, const PteProgram* pte = nullptr);
+/// Pairs `dump`'s events of method `record.method` with `program` (the record's Edge program, as
+/// read with it or by the studio) through the record's debug handle map. `pte`, when given, names
+/// each instruction's kernel or backend. Throws LoadError naming the record when its map names
+/// Edge nodes in more instructions than a real one does.
+DeviceRun pairDeviceRun(const Program& program, const EtRecord& record, const EtDump& dump, const PteProgram* pte = nullptr);
 
 /// numpy's percentile (linear interpolation) of `values`, which it sorts; 0 for none.
 double percentile(std::vector<double> values, double q);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "CopyBudget.h"
 #include "EtScalarType.h"
 #include "etdump_generated.h"
 #include "formats/MappedFile.h"
@@ -11,7 +12,6 @@
 namespace torchir {
 namespace {
 
-std::string text(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
 /// A 0-d float64 tensor holding `v`: a number an instruction logged.
 TensorData numberTensor(double v, const std::string& origin) {
@@ -29,14 +29,26 @@ TensorData numberTensor(double v, const std::string& origin) {
 }
 
 /// The tensor's view on the debug buffer, or why it has no data there.
-TensorData readTensor(const etdump::Tensor* t, const std::shared_ptr<const Storage>& buffer, std::string& problem) {
+TensorData readTensor(const etdump::Tensor* t, const std::shared_ptr<const Storage>& buffer, std::string& problem,
+                      CopyBudget& budget) {
   TensorData out;
+  budget.charge(sizeof(TensorData));
   if (!t) return problem = "a tensor entry is empty", out;
+  const std::size_t rank = t->sizes() ? t->sizes()->size() : 0;
+  if (rank > TensorData::kMaxRank || (t->strides() && t->strides()->size() > TensorData::kMaxRank))
+    return problem = "a tensor of rank " + std::to_string(rank) + " (more than " + std::to_string(TensorData::kMaxRank) + ")", out;
   out.dtype = dtypeFromExecuTorch(static_cast<int>(t->scalar_type()));
-  if (t->sizes()) out.sizes.assign(t->sizes()->begin(), t->sizes()->end());
-  if (t->strides()) out.strides.assign(t->strides()->begin(), t->strides()->end());
-  if (out.strides.size() != out.sizes.size()) out.strides = TensorData::contiguousStrides(out.sizes);
+  out.sizes = budget.vector(t->sizes());
+  out.strides = budget.vector(t->strides());
   if (out.dtype == DType::Unknown) return problem = "a tensor of a type this build does not read", out;
+  // no strides logged: contiguous ones, made once the sizes' product is known to fit in int64
+  if (out.strides.size() != out.sizes.size()) {
+    int64_t numel = 1;
+    for (int64_t size : out.sizes)
+      if (size < 0 || __builtin_mul_overflow(numel, size, &numel))
+        return problem = "a tensor's sizes " + sizesText(out.sizes) + " overflow", out.sizes.clear(), out;
+    out.strides = TensorData::contiguousStrides(out.sizes);
+  }
   if (auto why = out.layoutProblem(); !why.empty()) {
     problem = "a tensor " + why;
     out.sizes.clear(), out.strides.clear();
@@ -62,21 +74,22 @@ TensorData readTensor(const etdump::Tensor* t, const std::shared_ptr<const Stora
   return out;
 }
 
-EtDump::Debug readDebug(const etdump::DebugEvent* e, const std::shared_ptr<const Storage>& buffer) {
+EtDump::Debug readDebug(const etdump::DebugEvent* e, const std::shared_ptr<const Storage>& buffer, CopyBudget& budget) {
+  budget.charge(sizeof(EtDump::Debug));
   EtDump::Debug d;
   d.chain = e->chain_index();
   d.instruction = e->instruction_id();
   d.delegateId = e->delegate_debug_id_int();
-  d.delegateName = text(e->delegate_debug_id_str());
-  d.name = text(e->name());
+  d.delegateName = budget.string(e->delegate_debug_id_str());
+  d.name = budget.string(e->name());
   const etdump::Value* v = e->debug_entry();
   if (!v) return d.problem = "the event holds no value", d;
   d.output = v->output() && v->output()->bool_val();
   switch (v->val()) {
-    case etdump::ValueType::Tensor: d.tensors.push_back(readTensor(v->tensor(), buffer, d.problem)); break;
+    case etdump::ValueType::Tensor: d.tensors.push_back(readTensor(v->tensor(), buffer, d.problem, budget)); break;
     case etdump::ValueType::TensorList:
       if (v->tensor_list() && v->tensor_list()->tensors())
-        for (const auto* t : *v->tensor_list()->tensors()) d.tensors.push_back(readTensor(t, buffer, d.problem));
+        for (const auto* t : *v->tensor_list()->tensors()) d.tensors.push_back(readTensor(t, buffer, d.problem, budget));
       break;
     case etdump::ValueType::Int:
       if (v->int_value()) d.tensors.push_back(numberTensor(static_cast<double>(v->int_value()->int_val()), "etdump"));
@@ -104,6 +117,7 @@ EtDump readEtDumpBytes(const std::byte* data, std::size_t size, const std::strin
     fail("not an ETDump (no ED00 identifier after its size prefix)");
   uint32_t prefix = 0;
   for (int i = 3; i >= 0; --i) prefix = (prefix << 8) | std::to_integer<uint32_t>(data[i]);
+  if (prefix >= FLATBUFFERS_MAX_BUFFER_SIZE - 4) fail("is larger than 2 GB");
   if (prefix > size - 4) fail("says it holds " + std::to_string(prefix) + " bytes but the file has " + std::to_string(size - 4) + " after its size (truncated?)");
   flatbuffers::Verifier::Options options;
   options.max_depth = 64;
@@ -115,18 +129,20 @@ EtDump readEtDumpBytes(const std::byte* data, std::size_t size, const std::strin
   out.path = name;
   out.version = dump->version();
   if (!dump->run_data() || dump->run_data()->size() == 0) fail("holds no run (no run_data)");
+  CopyBudget budget(prefix + 4, name);
   for (const auto* r : *dump->run_data()) {
     EtDump::Run run;
-    run.name = text(r->name());
+    run.name = budget.string(r->name());
     run.bundledInput = r->bundled_input_index();
     if (r->allocators())
-      for (const auto* a : *r->allocators()) run.allocators.push_back(text(a->name()));
+      for (const auto* a : *r->allocators()) run.allocators.push_back(budget.string(a->name()));
     if (r->events())
       for (const auto* e : *r->events()) {
+        budget.charge(sizeof(EtDump::Profile));
         if (const auto* p = e->profile_event())
-          run.profiles.push_back({text(p->name()), p->chain_index(), p->instruction_id(), p->delegate_debug_id_int(),
-                                  text(p->delegate_debug_id_str()), p->start_time(), p->end_time()});
-        if (const auto* d = e->debug_event()) run.debugs.push_back(readDebug(d, debugBuffer));
+          run.profiles.push_back({budget.string(p->name()), p->chain_index(), p->instruction_id(), p->delegate_debug_id_int(),
+                                  budget.string(p->delegate_debug_id_str()), p->start_time(), p->end_time()});
+        if (const auto* d = e->debug_event()) run.debugs.push_back(readDebug(d, debugBuffer, budget));
         if (e->allocation_event()) ++run.allocations;
       }
     out.runs.push_back(std::move(run));

@@ -47,18 +47,13 @@ void readMethodMap(const Pt2Archive& archive, const std::string& record, const s
 
 }  // namespace
 
-std::vector<int> deviceHandles(const Program& program) {
-  std::vector<int> out(program.nodes.size(), -1);
-  for (std::size_t i = 0; i < program.nodes.size(); ++i)
-    if (const auto& o = program.nodes[i].origin; o && o->deviceHandle && *o->deviceHandle <= INT32_MAX)
-      out[i] = static_cast<int>(*o->deviceHandle);
-  return out;
-}
-
-std::vector<NodeId> EtRecord::nodesOfHandle(int handle) const {
-  std::vector<NodeId> out;
-  for (std::size_t i = 0; i < handleOfNode.size(); ++i)
-    if (handleOfNode[i] == handle) out.push_back(static_cast<NodeId>(i));
+std::map<int, std::vector<NodeId>> nodesByDeviceHandle(const Program& program) {
+  std::map<int, std::vector<NodeId>> out;
+  for (std::size_t i = 0; i < program.nodes.size(); ++i) {
+    const Node& n = program.nodes[i];
+    if (n.opcode == Opcode::CallFunction && n.origin && n.origin->deviceHandle && *n.origin->deviceHandle <= INT32_MAX)
+      out[static_cast<int>(*n.origin->deviceHandle)].push_back(static_cast<NodeId>(i));
+  }
   return out;
 }
 
@@ -78,7 +73,6 @@ EtRecord readEtRecord(const std::string& path, const std::string& wanted, bool w
     const std::string file = path.substr(slash == std::string::npos ? 0 : slash + 1);
     edge->source.modelName = file.substr(0, file.find('.'));
     out.edge = std::move(edge);
-    out.handleOfNode = deviceHandles(*out.edge);
   }
 
   readMethodMap(archive, "debug_handle_map", out.method, [&](int instruction, const nlohmann::json& v, auto bad) {
@@ -91,6 +85,8 @@ EtRecord readEtRecord(const std::string& path, const std::string& wanted, bool w
         handles.push_back(*i);
       }
     else bad("has an entry that is neither a handle nor a list of them");
+    std::sort(handles.begin(), handles.end());
+    handles.erase(std::unique(handles.begin(), handles.end()), handles.end());
     out.debugHandles[instruction] = std::move(handles);
   });
   readMethodMap(archive, "delegate_map", out.method, [&](int instruction, const nlohmann::json& v, auto) {

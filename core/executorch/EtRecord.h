@@ -19,24 +19,21 @@ struct EtRecord {
   /// representative inputs, where it has them.
   std::shared_ptr<const Program> edge;
   bool hasAtenProgram = false;       // the program as exported, before the Edge dialect
-  /// instruction id (chain 0) -> the debug handles of the Edge nodes it runs
+  /// instruction id (chain 0) -> the debug handles of the Edge nodes it runs (sorted, each once)
   std::map<int, std::vector<int>> debugHandles;
   /// instruction id -> the backend of the delegate it calls ("XnnpackBackend")
   std::map<int, std::string> delegates;
   /// instruction id -> how many of the values a delegate call logs are its outputs (the last ones)
   std::map<int, int> outputCounts;
 
-  /// The Edge nodes whose metadata.debug_handle is `handle`, in program order.
-  std::vector<NodeId> nodesOfHandle(int handle) const;
-  /// Node -> its debug handle (none: -1), for every call node of the Edge program.
-  std::vector<int> handleOfNode;
 };
 
-/// Per node of `program`, its ExecuTorch debug handle (NodeOrigin::deviceHandle), -1 for none.
-std::vector<int> deviceHandles(const Program& program);
+/// The call nodes of `program` by their ExecuTorch debug handle (NodeOrigin::deviceHandle), in
+/// program order.
+std::map<int, std::vector<NodeId>> nodesByDeviceHandle(const Program& program);
 
 /// Reads the ETRecord at `path`, for `method` ("" picks "forward", else the first). Without
-/// `withProgram`, only its maps (edge stays null, handleOfNode empty): for a program already read.
+/// `withProgram`, only its maps (edge stays null): for a program already read.
 /// Throws LoadError with one line naming the file and the problem.
 EtRecord readEtRecord(const std::string& path, const std::string& method = "", bool withProgram = true);
 

@@ -19,20 +19,17 @@ ModuleStack commonFrames(const ModuleStack& a, const ModuleStack& b) {
 }  // namespace
 
 std::size_t frameByInstruction(Program& edge, const EtRecord& record, const PteProgram::Plan* plan) {
-  const std::vector<int> handleOf = deviceHandles(edge);
-  std::map<int, std::vector<NodeId>> nodesOfHandle;
-  for (std::size_t i = 0; i < handleOf.size(); ++i)
-    if (handleOf[i] >= 0 && edge.nodes[i].opcode == Opcode::CallFunction) nodesOfHandle[handleOf[i]].push_back(static_cast<NodeId>(i));
-
-  // A node belongs to the first instruction that names its handle (a handle two instructions
-  // share, as a quantize's that ends one delegate call and starts the next, stays with the first).
-  std::vector<int> instructionOf(edge.nodes.size(), -1);
+  // A handle's nodes belong to the first instruction that names it (a handle two instructions
+  // share, as a quantize's that ends one delegate call and starts the next, stays with the first):
+  // each handle's nodes are visited once, whatever the map repeats.
+  auto nodesOfHandle = nodesByDeviceHandle(edge);
   std::map<int, std::vector<NodeId>> nodesOf;
   for (const auto& [id, handles] : record.debugHandles)
     for (int h : handles)
-      if (auto it = nodesOfHandle.find(h); it != nodesOfHandle.end())
-        for (NodeId n : it->second)
-          if (instructionOf[static_cast<std::size_t>(n)] < 0) instructionOf[static_cast<std::size_t>(n)] = id, nodesOf[id].push_back(n);
+      if (auto it = nodesOfHandle.find(h); it != nodesOfHandle.end()) {
+        nodesOf[id].insert(nodesOf[id].end(), it->second.begin(), it->second.end());
+        nodesOfHandle.erase(it);
+      }
 
   std::size_t made = 0;
   for (auto& [id, nodes] : nodesOf) {

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "CopyBudget.h"
 #include "EtScalarType.h"
 #include "formats/MappedFile.h"
 #include "program/LoadError.h"
+#include "program/TensorData.h"
 #include "program_generated.h"
 
 namespace torchir {
@@ -29,13 +31,8 @@ uint64_t le64(const std::byte* p) {
   return v;
 }
 
-template <typename T>
-std::vector<T> copied(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>{};
-}
-std::string text(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
-
-PteProgram::Value readValue(const fb::EValue* e) {
+PteProgram::Value readValue(const fb::EValue* e, CopyBudget& budget) {
+  budget.charge(sizeof(PteProgram::Value));
   PteProgram::Value v;
   using K = PteProgram::Value::Kind;
   if (!e) return v;
@@ -55,7 +52,10 @@ PteProgram::Value readValue(const fb::EValue* e) {
       v.kind = K::Tensor;
       if (const auto* t = e->val_as_Tensor()) {
         v.dtype = dtypeFromExecuTorch(static_cast<int>(t->scalar_type()));
-        if (t->sizes()) v.sizes.assign(t->sizes()->begin(), t->sizes()->end());
+        if (t->sizes() && t->sizes()->size() > TensorData::kMaxRank)
+          throw LoadError("", "a tensor of rank " + std::to_string(t->sizes()->size()));
+        const auto sizes = budget.vector(t->sizes());
+        v.sizes.assign(sizes.begin(), sizes.end());
         v.constant = t->data_buffer_idx() > 0;
       }
       break;
@@ -65,16 +65,17 @@ PteProgram::Value readValue(const fb::EValue* e) {
   return v;
 }
 
-PteProgram::Instruction readInstruction(const fb::Instruction* in) {
+PteProgram::Instruction readInstruction(const fb::Instruction* in, CopyBudget& budget) {
+  budget.charge(sizeof(PteProgram::Instruction));
   using K = PteProgram::Instruction::Kind;
   PteProgram::Instruction i;
   if (!in) return i;
   switch (in->instr_args_type()) {
     case fb::InstructionArguments::KernelCall:
-      if (const auto* k = in->instr_args_as_KernelCall()) i = {K::Kernel, k->op_index(), copied(k->args())};
+      if (const auto* k = in->instr_args_as_KernelCall()) i = {K::Kernel, k->op_index(), budget.vector(k->args())};
       break;
     case fb::InstructionArguments::DelegateCall:
-      if (const auto* d = in->instr_args_as_DelegateCall()) i = {K::Delegate, d->delegate_index(), copied(d->args())};
+      if (const auto* d = in->instr_args_as_DelegateCall()) i = {K::Delegate, d->delegate_index(), budget.vector(d->args())};
       break;
     case fb::InstructionArguments::MoveCall:
       if (const auto* m = in->instr_args_as_MoveCall()) i = {K::Move, -1, {m->move_from(), m->move_to()}};
@@ -91,41 +92,41 @@ PteProgram::Instruction readInstruction(const fb::Instruction* in) {
   return i;
 }
 
-PteProgram::Plan readPlan(const fb::ExecutionPlan* p) {
+PteProgram::Plan readPlan(const fb::ExecutionPlan* p, CopyBudget& budget) {
   PteProgram::Plan plan;
-  plan.name = text(p->name());
+  plan.name = budget.string(p->name());
   if (p->values())
-    for (const auto* v : *p->values()) plan.values.push_back(readValue(v));
-  plan.inputs = copied(p->inputs());
-  plan.outputs = copied(p->outputs());
+    for (const auto* v : *p->values()) plan.values.push_back(readValue(v, budget));
+  plan.inputs = budget.vector(p->inputs());
+  plan.outputs = budget.vector(p->outputs());
   if (p->chains())
     for (const auto* c : *p->chains()) {
       PteProgram::Chain chain;
       if (!c) continue;
-      chain.inputs = copied(c->inputs());
-      chain.outputs = copied(c->outputs());
+      chain.inputs = budget.vector(c->inputs());
+      chain.outputs = budget.vector(c->outputs());
       if (c->instructions())
-        for (const auto* in : *c->instructions()) chain.instructions.push_back(readInstruction(in));
+        for (const auto* in : *c->instructions()) chain.instructions.push_back(readInstruction(in, budget));
       plan.chains.push_back(std::move(chain));
     }
   if (p->operators())
     for (const auto* o : *p->operators())
-      if (o) plan.operators.push_back({text(o->name()), text(o->overload())});
+      if (o) plan.operators.push_back({budget.string(o->name()), budget.string(o->overload())});
   if (p->delegates())
     for (const auto* d : *p->delegates()) {
       PteProgram::Delegate delegate;
       if (!d) continue;
-      delegate.backend = text(d->id());
+      delegate.backend = budget.string(d->id());
       if (const auto* ref = d->processed()) {
         delegate.inSegment = ref->location() == fb::DataLocation::SEGMENT;
         delegate.dataIndex = ref->index();
       }
       if (d->compile_specs())
         for (const auto* spec : *d->compile_specs())
-          if (spec) delegate.compileSpecKeys.push_back(text(spec->key()));
+          if (spec) delegate.compileSpecKeys.push_back(budget.string(spec->key()));
       plan.delegates.push_back(std::move(delegate));
     }
-  plan.plannedBuffers = copied(p->non_const_buffer_sizes());
+  plan.plannedBuffers = budget.vector(p->non_const_buffer_sizes());
   return plan;
 }
 
@@ -214,7 +215,7 @@ PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::stri
            " (truncated?)");
     if (out.segmentBase > size) fail("segment base offset " + sizeText(out.segmentBase) + " is past the end of the file");
   }
-  if (out.flatbufferSize > FLATBUFFERS_MAX_BUFFER_SIZE) fail("program flatbuffer is larger than 2 GB");
+  if (out.flatbufferSize >= FLATBUFFERS_MAX_BUFFER_SIZE) fail("program flatbuffer is larger than 2 GB");
   flatbuffers::Verifier::Options options;
   options.max_depth = 64;
   options.max_tables = 4'000'000;
@@ -222,9 +223,15 @@ PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::stri
   if (!fb::VerifyProgramBuffer(verifier)) fail("the program's flatbuffer fails verification (truncated or corrupt)");
   const fb::Program* program = fb::GetProgram(data);
   out.version = program->version();
-  if (program->execution_plan())
-    for (const auto* p : *program->execution_plan())
-      if (p) out.plans.push_back(readPlan(p));
+  CopyBudget budget(out.flatbufferSize, name);
+  try {
+    if (program->execution_plan())
+      for (const auto* p : *program->execution_plan())
+        if (p) out.plans.push_back(readPlan(p, budget));
+  } catch (const LoadError& e) {
+    if (e.file().empty()) fail(e.problem());  // a plan's own problem, named by this file
+    throw;
+  }
   if (out.plans.empty()) fail("holds no method (no execution plan)");
   if (program->segments())
     for (const auto* s : *program->segments()) {
@@ -250,7 +257,7 @@ PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::stri
   if (program->mutable_data_segments()) out.mutableDataSegments = program->mutable_data_segments()->size();
   if (program->named_data())
     for (const auto* d : *program->named_data())
-      if (d) out.namedData.emplace_back(text(d->key()), d->segment_index());
+      if (d) out.namedData.emplace_back(budget.string(d->key()), d->segment_index());
   const auto* inlineData = program->backend_delegate_data();
   for (auto& plan : out.plans)
     for (auto& d : plan.delegates) {

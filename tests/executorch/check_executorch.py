@@ -46,7 +46,8 @@ def edge_handles(etrecord):
             name = out.get("as_tensor", {}).get("name")
             if name and handle is not None:
                 nodes[name] = int(handle)
-    return nodes, {int(k): (v if isinstance(v, list) else [v]) for k, v in handle_map.items()}
+    # each instruction's handles, each once, sorted (the map may repeat one)
+    return nodes, {int(k): sorted(set(v if isinstance(v, list) else [v])) for k, v in handle_map.items()}
 
 
 def check_info(binary, pte, name):

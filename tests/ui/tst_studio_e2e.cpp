@@ -1086,6 +1086,16 @@ class TestStudioEndToEnd : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
     QVERIFY(window.tensorViewer()->stats().max > 1);  // codes apart by more than a rounding step
     saveScreenshot(window, QStringLiteral("etdump_int8_per_op.png"));
+    // the device's side: its int8 codes, with the real numbers they stand for and their qparams
+    auto* side = window.tensorViewer()->findChild<QComboBox*>(QStringLiteral("tensorSide"));
+    QVERIFY(side && side->isVisible());
+    side->setCurrentIndex(torchir::ui::TensorViewer::ThisRun);
+    Q_EMIT side->activated(torchir::ui::TensorViewer::ThisRun);  // as a user's choice does
+    QTRY_VERIFY_WITH_TIMEOUT(window.tensorViewer()->statsReady(), kTimeoutMs);
+    const auto* codes = window.tensorViewer()->findChild<QLabel*>(QStringLiteral("tensorQuantization"));
+    QTRY_VERIFY_WITH_TIMEOUT(codes->isVisible() && codes->text().contains(QStringLiteral("scale")), kTimeoutMs);
+    QVERIFY2(window.tensorViewer()->sliceModel()->index(0, 0).data().toString().contains(QLatin1Char('(')),
+             qPrintable(window.tensorViewer()->sliceModel()->index(0, 0).data().toString()));  // "-12 (-0.035)"
 
     auto* runTo = window.findChild<QAction*>(QStringLiteral("actionRunToFirstDivergence"));
     QVERIFY(runTo && runTo->isEnabled());
@@ -1114,6 +1124,14 @@ class TestStudioEndToEnd : public QObject {
     const auto conv = *program.findNode("aten_convolution_default");  // the stem, in the delegate call
     QCOMPARE(program.node(conv).moduleFrames().back().path, std::string("#0 XnnpackBackend.stem"));
     QCOMPARE(program.node(conv).moduleFrames().front().path, std::string("#0 XnnpackBackend"));
+
+    // an ETDump that cannot be read: one line in the status bar, the run as it was
+    QVERIFY(window.deviceRunOverlay()->attach(QStringLiteral(TORCHIR_CRAFTED "/et_truncated.etdp")));
+    QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().startsWith(QStringLiteral("No comparison with the device: ")),
+                              qPrintable(window.statusBar()->currentMessage()), kTimeoutMs);
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("et_truncated.etdp")));
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QVERIFY(!window.session()->comparison());
   }
 
 };

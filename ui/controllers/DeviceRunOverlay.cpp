@@ -63,46 +63,62 @@ void DeviceRunOverlay::updateEnabled() {
 
 void DeviceRunOverlay::chooseEtdump() {
   if (!fromEtRecord()) return;
-  const QString etdump = QFileDialog::getOpenFileName(m_window, tr("Attach ETDump"), QFileInfo(m_session->program()->request.path).path(),
-                                                      tr("ETDumps (*.etdp *.etdump);;All files (*)"));
-  if (etdump.isEmpty()) return;
-  QString buffer = QString::fromStdString(torchir::debugBufferBeside(etdump.toStdString()));
-  if (buffer.isEmpty())
-    buffer = QFileDialog::getOpenFileName(m_window, tr("The ETDump's Debug Buffer (Cancel: latencies only)"),
-                                          QFileInfo(etdump).path(), tr("Debug buffers (*.bin);;All files (*)"));
-  attach(etdump, buffer);
+  // the ETDump, and its debug buffer where it is not beside it (NAME.debug.bin): one dialog, one
+  // or two files
+  const QStringList files = QFileDialog::getOpenFileNames(
+      m_window, tr("Attach ETDump (and its debug buffer)"), QFileInfo(m_session->program()->request.path).path(),
+      tr("ETDumps and debug buffers (*.etdp *.etdump *.bin);;All files (*)"));
+  QString etdump, buffer;
+  for (const QString& f : files)
+    (f.endsWith(QStringLiteral(".bin")) ? buffer : etdump) = f;
+  if (etdump.isEmpty() && files.size() == 1) etdump = files.front();  // an ETDump named .bin
+  if (etdump == buffer) buffer.clear();
+  if (!etdump.isEmpty()) attach(etdump, buffer);
 }
 
-void DeviceRunOverlay::attach(const QString& etdump, const QString& debugBuffer) {
-  if (!fromEtRecord() || !m_session->resting()) return;
+bool DeviceRunOverlay::attach(const QString& etdump, const QString& debugBuffer) {
+  if (!fromEtRecord() || !m_session->resting()) return false;
+  const std::string opened = QFile::encodeName(m_session->program()->request.path).toStdString();
   const std::string record = m_session->program()->program.source.path;  // the ETRecord, also when a .pte was opened
-  const std::string dumpPath = etdump.toStdString();
-  const std::string bufferPath =
-      debugBuffer.isEmpty() ? torchir::debugBufferBeside(etdump.toStdString()) : debugBuffer.toStdString();
-  const std::string ptePath = torchir::pteFor(QFile::encodeName(m_session->program()->request.path).toStdString(), record);
-  m_status->showMessage(tr("Comparing the device's run in %1 with the program… (Stop cancels)").arg(QFileInfo(etdump).fileName()));
-  // the files are read and the program run on the engine thread: none of it waits on the window
+  const std::string dumpPath = QFile::encodeName(etdump).toStdString();
+  const std::string bufferPath = QFile::encodeName(debugBuffer).toStdString();
+  const QString name = QFileInfo(etdump).fileName();
+  m_status->showMessage(tr("Comparing the device's run in %1 with the program… (Stop cancels)").arg(name));
+  // every file is found and read, and the program run, on the engine thread
   m_session->runCommand(
-      [record, dumpPath, bufferPath, ptePath](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
+      [this, opened, record, dumpPath, bufferPath, name](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
+        torchir::EtRecord maps;
+        torchir::EtDump dump;
+        std::optional<torchir::PteProgram> pte;
         try {
-          const torchir::EtRecord etrecord = torchir::readEtRecord(record);
-          const torchir::EtDump dump = torchir::readEtDump(dumpPath, bufferPath);
-          std::optional<torchir::PteProgram> pte;
-          if (!ptePath.empty()) pte = torchir::readPte(ptePath);
-          const torchir::DeviceComparison c = torchir::compareDevice(job.debugger(), etrecord, dump, pte ? &*pte : nullptr, observer);
-          const std::string name = QFileInfo(QString::fromStdString(dumpPath)).fileName().toStdString();
-          torchir::DebugOutcome o;
-          o.command = torchir::DebugCommand::Compare;
-          o.reason = torchir::StopReason::Finished;
-          o.comparison = torchir::adoptDeviceComparison(job.debugger(), c, "device run " + name);
-          return o;
+          maps = torchir::readEtRecord(record, "", /*withProgram=*/false);
+          dump = torchir::readEtDump(dumpPath, bufferPath.empty() ? torchir::debugBufferBeside(dumpPath) : bufferPath);
+          if (const std::string ptePath = torchir::pteFor(opened, record); !ptePath.empty()) pte = torchir::readPte(ptePath);
         } catch (const torchir::LoadError& e) {
-          return failed(e.what());
-        } catch (const std::exception& e) {
-          return failed(std::string("the device's run was not compared: ") + e.what());
+          const QString text = tr("No comparison with the device: %1").arg(oneLine(QString::fromStdString(e.what())));
+          SessionController* session = m_session;
+          job.reply(this, [this, session, text] {
+            session->commandRanNothing();  // nothing ran: the run stays as it was
+            m_status->showMessage(text);
+            Q_EMIT attachFailed(text);
+          });
+          return std::nullopt;
         }
+        torchir::DebugOutcome o;
+        o.command = torchir::DebugCommand::Compare;
+        try {
+          const torchir::DeviceComparison c = torchir::compareDevice(job.debugger(), maps, dump, pte ? &*pte : nullptr, observer);
+          o.reason = torchir::StopReason::Finished;
+          o.comparison = torchir::adoptDeviceComparison(job.debugger(), c, "device run " + name.toStdString());
+        } catch (const torchir::DeviceComparisonStopped&) {
+          o.reason = torchir::StopReason::Cancelled;
+        } catch (const std::exception& e) {
+          o = failed(std::string("the device's run was not compared: ") + e.what());
+        }
+        return o;
       },
       /*progress=*/false);
+  return true;
 }
 
 void DeviceRunOverlay::runToFirstDivergence() {
@@ -114,9 +130,8 @@ void DeviceRunOverlay::runToFirstDivergence() {
   m_session->runCommand([node](EngineJob& job, torchir::RunObserver* observer) -> std::optional<torchir::DebugOutcome> {
     torchir::Debugger& debugger = job.debugger();
     const auto record = debugger.comparison();
-    std::map<torchir::NodeId, torchir::TensorData> values;
-    for (const auto& n : record->nodes)
-      if (auto v = debugger.compared(n.a).run) values.emplace(n.a, std::move(*v));
+    if (!record || !record->device) return std::nullopt;
+    auto values = debugger.adoptedValues();  // a copy: the reset forgets them
     debugger.execute(torchir::DebugCommand::Reset, torchir::kNone, {}, observer);
     torchir::DebugOutcome o = debugger.execute(torchir::DebugCommand::RunUpTo, node, {}, observer);
     debugger.adoptComparison(record, std::move(values));

@@ -26,9 +26,15 @@ class DeviceRunOverlay : public QObject {
   QAction* attachAction() const { return m_attach; }
   QAction* runToDivergenceAction() const { return m_runToDivergence; }
   /// Compares the device's run in `etdump` (its values in `debugBuffer`; empty: NAME.debug.bin
-  /// beside the ETDump when there is one, else latencies only) with the program shown, which must
-  /// have been opened from an ETRecord. The session's comparison changes when it is done.
-  void attach(const QString& etdump, const QString& debugBuffer = {});
+  /// beside the ETDump when there is one, else latencies only) with the program shown, on the
+  /// engine thread. False (nothing started) unless the program was opened from an ETRecord and
+  /// nothing runs. The session's comparison changes when it is done; a file that cannot be read
+  /// is said in the status bar and leaves the run as it was.
+  bool attach(const QString& etdump, const QString& debugBuffer = {});
+
+ Q_SIGNALS:
+  /// An attach whose files could not be read ended, with the words the status bar shows.
+  void attachFailed(const QString& problem);
 
  private:
   void chooseEtdump();

@@ -110,7 +110,13 @@ void TensorDock::onComparedReady(torchir::NodeId node, const torchir::TensorData
                                  const torchir::TensorData& reference, const torchir::TensorData& difference) {
   const auto program = m_session->program();
   if (node != m_requestedCompared || !program) return;
-  m_viewer->setCompared(QString::fromStdString(program->program.node(node).name), run, reference, difference);
+  // a quantized output's codes, on either side, with the real numbers they stand for
+  const ComparisonPtr comparison = m_session->comparison();
+  const torchir::NodeComparison* c = comparison ? comparison->of(node) : nullptr;
+  const auto& outputs = program->program.node(node).outputs;
+  const auto output = c ? static_cast<std::size_t>(c->output) : 0;
+  m_viewer->setCompared(QString::fromStdString(program->program.node(node).name), run, reference, difference,
+                        output < outputs.size() ? torchir::dequantizationOf(program->program, outputs[output]) : std::nullopt);
 }
 
 }  // namespace torchir::ui

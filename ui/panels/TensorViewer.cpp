@@ -133,8 +133,9 @@ void TensorViewer::setTensor(const QString& title, const torchir::TensorData& te
 }
 
 void TensorViewer::setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
-                               const torchir::TensorData& difference) {
+                               const torchir::TensorData& difference, std::optional<torchir::Dequantization> dequantization) {
   m_compared = {run, reference, difference};
+  m_comparedDequantization = std::move(dequantization);
   m_comparedTitle = title;
   m_side->setCurrentIndex(Difference);
   m_side->show();
@@ -147,7 +148,8 @@ void TensorViewer::sideChosen() {
   const int side = m_side->currentIndex();
   if (m_compared.empty() || side < 0) return;
   static const char* const kSuffix[] = {"", " (reference)", " (this run − reference)"};
-  display(m_comparedTitle + QString::fromUtf8(kSuffix[side]), m_compared[static_cast<std::size_t>(side)]);
+  display(m_comparedTitle + QString::fromUtf8(kSuffix[side]), m_compared[static_cast<std::size_t>(side)],
+          side == Difference ? std::nullopt : m_comparedDequantization);
 }
 
 void TensorViewer::display(const QString& title, const torchir::TensorData& tensor,

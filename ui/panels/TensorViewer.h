@@ -39,8 +39,10 @@ class TensorViewer : public QWidget {
                  std::optional<torchir::Dequantization> dequantization = {});
   /// A compared node's output: this run's, the reference's and this run's minus the reference's
   /// (float64), with a choice between them; the difference first, its heatmap showing where they part.
+  /// `dequantization`: the qparams of a quantized output, whose codes each side then shows with
+  /// the real numbers they stand for (a device's int8 values and the program's).
   void setCompared(const QString& title, const torchir::TensorData& run, const torchir::TensorData& reference,
-                   const torchir::TensorData& difference);
+                   const torchir::TensorData& difference, std::optional<torchir::Dequantization> dequantization = {});
   enum ComparedSide { ThisRun, Reference, Difference };
   /// The side shown, or -1 for a tensor of its own.
   int comparedSide() const;
@@ -100,6 +102,7 @@ class TensorViewer : public QWidget {
   QComboBox* m_side = nullptr;  // shown with a comparison only
   QString m_comparedTitle;
   std::vector<torchir::TensorData> m_compared;  // by ComparedSide
+  std::optional<torchir::Dequantization> m_comparedDequantization;  // of the run and reference sides
 
   QString m_titleText;
   bool m_hasTensor = false;

@@ -28,7 +28,8 @@ void frameByDevice(LoadedProgram& loaded) {
     if (const std::string path = torchir::pteFor(QFile::encodeName(loaded.request.path).toStdString(), record); !path.empty())
       pte = torchir::readPte(path);
     torchir::frameByInstruction(loaded.program, maps, pte ? pte->plan(maps.method) : nullptr);
-  } catch (const torchir::LoadError&) {
+  } catch (const std::exception&) {
+    // the frames are a view of the program: without them it is shown by its modules
   }
 }
 

@@ -198,6 +198,8 @@ void SessionController::runCommand(Command command, bool progress, bool clearsSt
   if (marksChange) Q_EMIT marksChanged();
 }
 
+void SessionController::commandRanNothing() { setState(restingState()); }
+
 void SessionController::ask(EngineJobFn job, bool needsDebugger) { post(0, std::move(job), needsDebugger); }
 
 bool SessionController::clearStop() {

@@ -112,6 +112,9 @@ class SessionController : public QObject {
   /// `clearsStop`: the last stop's diagnosis is the past (false: the command decides, as a change
   /// of the failed node's call does).
   void runCommand(Command command, bool progress = true, bool clearsStop = true);
+  /// A command whose job ran nothing after all (its files could not be read) and returned nullopt:
+  /// the run rests as it was. Its job calls it with job.reply.
+  void commandRanNothing();
   /// A job beside the run (a tensor, a trial call): after any command in progress, on the engine
   /// thread; it answers with job.reply(context, ...). Skipped before the debugger has started.
   void ask(EngineJobFn job, bool needsDebugger = true);
