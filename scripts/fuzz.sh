@@ -14,10 +14,10 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DTORCHIR_FUZ
 cmake --build "$build" >/dev/null
 cache=${TORCHIR_CACHE:-$HOME/.cache/torchir}/fuzz
 mkdir -p "$cache/artifacts"
-[ -f "$cache/.seeded" ] && [ -d "$cache/etrecord" ] || { python3 "$root/tests/fuzz/seed_corpora.py" "$fixtures" "$cache" >/dev/null && touch "$cache/.seeded"; }
+[ -f "$cache/.seeded" ] && [ -d "$cache/device_pairing" ] || { python3 "$root/tests/fuzz/seed_corpora.py" "$fixtures" "$cache" >/dev/null && touch "$cache/.seeded"; }
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(zip_archive pt2 model_json tensor_config ir_json safetensors unpickler state_dict
-                                     inputs_file symbol_expr capture host_reply pte etdump etrecord)
+                                     inputs_file symbol_expr capture host_reply pte etdump etrecord device_pairing)
 for t in "${targets[@]}"; do
   log="$cache/$t.log"
   start=$(date +%s)

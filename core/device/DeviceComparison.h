@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compare/TensorMetrics.h"
-#include "device/DeviceRun.h"
+#include "executorch/DeviceRun.h"
 
 namespace torchir {
 

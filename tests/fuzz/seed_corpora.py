@@ -11,7 +11,7 @@ from pathlib import Path
 def main(zoo, corpora):
     seeds = {t: {} for t in ("zip_archive", "pt2", "model_json", "tensor_config", "ir_json", "safetensors",
                              "unpickler", "state_dict", "inputs_file", "symbol_expr", "capture", "host_reply",
-                             "pte", "etdump", "etrecord")}
+                             "pte", "etdump", "etrecord", "device_pairing")}
     for f in sorted(zoo.rglob("*")):
         if not f.is_file() or f.stat().st_size > 4 << 20:
             continue
@@ -19,6 +19,8 @@ def main(zoo, corpora):
         # ExecuTorch's files (the zoo's executorch/ family)
         if f.suffix in (".pte", ".etdp", ".etrecord"):
             seeds[{".pte": "pte", ".etdp": "etdump", ".etrecord": "etrecord"}[f.suffix]][name] = f.read_bytes()
+            if f.suffix == ".etdp":
+                seeds["device_pairing"][name] = f.read_bytes()
             continue
         if f.suffix in (".pt2", ".pt") and not zipfile.is_zipfile(f):
             continue  # the zoo's damaged files (bad/) make poor seeds: the fuzzer finds those itself
