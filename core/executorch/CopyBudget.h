@@ -4,6 +4,8 @@
 // megabyte a million times. Copies are charged here, and a file that asks for more than a real one
 // could hold is refused.
 #include <cstddef>
+#include <cstring>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -23,11 +25,17 @@ class CopyBudget {
       throw LoadError(m_file, "names the same data more often than a file of its size can (crafted or corrupt)");
     m_left -= bytes;
   }
+  /// The vector's elements, copied as bytes: the verifier checks a vector's length for alignment
+  /// but not its elements, and a crafted file may put an int64 vector at any 4-byte boundary.
+  /// (Both formats are little-endian, as the machines this builds for.)
   template <typename T>
   std::vector<T> vector(const flatbuffers::Vector<T>* v) {
+    static_assert(std::is_arithmetic_v<T>);
     if (!v) return {};
     charge(v->size() * sizeof(T));
-    return std::vector<T>(v->begin(), v->end());
+    std::vector<T> out(v->size());
+    if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+    return out;
   }
   std::string string(const flatbuffers::String* s) {
     if (!s) return {};

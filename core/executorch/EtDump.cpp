@@ -1,5 +1,6 @@
 #include "EtDump.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -40,12 +41,23 @@ TensorData readTensor(const etdump::Tensor* t, const std::shared_ptr<const Stora
   out.dtype = dtypeFromExecuTorch(static_cast<int>(t->scalar_type()));
   out.sizes = budget.vector(t->sizes());
   out.strides = budget.vector(t->strides());
-  if (out.dtype == DType::Unknown) return problem = "a tensor of a type this build does not read", out;
+  if (out.dtype == DType::Unknown) {
+    // shown by its shape where that is one (sizes of no negative and a product in int64): every
+    // view this reader gives is one numel() can count
+    int64_t count = 1;
+    for (int64_t size : out.sizes)
+      if (size < 0 || __builtin_mul_overflow(count, size, &count)) {
+        out.sizes.clear();
+        break;
+      }
+    out.strides.clear();
+    return problem = "a tensor of a type this build does not read", out;
+  }
   // no strides logged: contiguous ones, made once the sizes' product is known to fit in int64
   if (out.strides.size() != out.sizes.size()) {
-    int64_t numel = 1;
+    int64_t span = 1;  // the product contiguousStrides makes: a size of 0 counts as 1 there
     for (int64_t size : out.sizes)
-      if (size < 0 || __builtin_mul_overflow(numel, size, &numel))
+      if (size < 0 || __builtin_mul_overflow(span, std::max<int64_t>(size, 1), &span))
         return problem = "a tensor's sizes " + sizesText(out.sizes) + " overflow", out.sizes.clear(), out;
     out.strides = TensorData::contiguousStrides(out.sizes);
   }
