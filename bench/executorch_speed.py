@@ -8,7 +8,7 @@ Usage: python executorch_speed.py BUILD_DIR [TURNS] [WORKDIR]
 
 The programs are written once into WORKDIR (default ~/.cache/torchir/bench/executorch): torchvision's
 mobilenet_v2 (random weights), lowered to XNNPACK per op and run once by ExecuTorch's runtime with
-ETDump and a debug buffer (every op's inputs and outputs: about 300 MB); and an MLP whose weights make its .pte about 100 MB, portable kernels.
+ETDump and a 1 GB debug buffer (every op's inputs and outputs); and an MLP whose weights make its .pte about 100 MB, portable kernels.
 Each turn times torchir and the Inspector once each, in alternating order; the ratio reported is
 the median of the per-turn ratios (the machine's speed drifts between turns).
 """
@@ -45,7 +45,7 @@ def make_programs(work):
         record.update_representative_inputs((x,))
         record.save(str(mobilenet.with_suffix(".etrecord")))
         program = Runtime.get().load_program(str(mobilenet.with_suffix(".pte")), enable_etdump=True,
-                                             debug_buffer_size=512 << 20)
+                                             debug_buffer_size=1 << 30)
         method = program.load_method("forward")
         method.execute([x])  # one run: each run's values fill the debug buffer anew, after the last
         program.write_etdump_result_to_file(str(mobilenet.with_suffix(".etdp")), str(mobilenet.with_suffix(".debug.bin")))
