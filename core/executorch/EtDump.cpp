@@ -7,6 +7,7 @@
 #include "CopyBudget.h"
 #include "EtScalarType.h"
 #include "etdump_generated.h"
+#include "formats/CompanionFiles.h"
 #include "formats/MappedFile.h"
 #include "program/LoadError.h"
 
@@ -164,12 +165,8 @@ EtDump readEtDumpBytes(const std::byte* data, std::size_t size, const std::strin
 
 std::string debugBufferBeside(const std::string& etdump) {
   const std::filesystem::path path(etdump);
-  std::error_code ec;
-  for (const std::string& name : {path.stem().string() + ".debug.bin", std::string("debug_buffer.bin"), std::string("debug_output.bin")}) {
-    const auto candidate = path.parent_path() / name;
-    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  return {};
+  return firstRegularFile({(path.parent_path() / path.stem()).string() + ".debug.bin",
+                           (path.parent_path() / "debug_buffer.bin").string(), (path.parent_path() / "debug_output.bin").string()});
 }
 
 EtDump readEtDump(const std::string& path, const std::string& debugBufferPath) {

@@ -1,12 +1,12 @@
 #include "PteProgram.h"
 
-#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "CopyBudget.h"
 #include "EtScalarType.h"
+#include "formats/EtRecordLayout.h"
 #include "formats/MappedFile.h"
 #include "program/LoadError.h"
 #include "program/TensorData.h"
@@ -168,13 +168,6 @@ const PteProgram::Plan* PteProgram::plan(const std::string& name) const {
   for (const auto& p : plans)
     if (p.name == name) return &p;
   return nullptr;
-}
-
-bool looksLikePte(const std::byte* head, std::size_t size) {
-  if (size < 8) return false;
-  auto c = [&](std::size_t i) { return static_cast<char>(head[i]); };
-  return c(4) == 'E' && c(5) == 'T' && std::isdigit(static_cast<unsigned char>(c(6))) &&
-         std::isdigit(static_cast<unsigned char>(c(7)));
 }
 
 bool isPteFile(const std::string& path) {

@@ -92,9 +92,7 @@ PteProgram readPte(const std::string& path);
 /// The same on bytes already in memory (`name` names them in errors); they must outlive the call.
 PteProgram readPteBytes(const std::byte* data, std::size_t size, const std::string& name);
 
-/// True when the bytes start as a .pte does ("ET" and two digits at byte 4).
-bool looksLikePte(const std::byte* head, std::size_t size);
-/// looksLikePte on the file's first bytes; false when it cannot be read.
+/// looksLikePte (formats/EtRecordLayout.h) on the file's first bytes; false when it cannot be read.
 bool isPteFile(const std::string& path);
 /// The ExecuTorch program of a program opened from `opened` and read from the ETRecord `etrecord`:
 /// `opened` itself when it is a .pte, else STEM.pte beside the ETRecord; empty when neither is.

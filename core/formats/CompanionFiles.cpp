@@ -24,14 +24,20 @@ std::string irJsonStem(const std::string& path) {
 }
 
 std::string firstExisting(const std::string& stem, std::initializer_list<const char*> suffixes) {
-  for (const char* suffix : suffixes) {
-    std::error_code e;
-    if (std::filesystem::is_regular_file(stem + suffix, e)) return stem + suffix;
-  }
+  for (const char* suffix : suffixes)
+    if (auto found = firstRegularFile({stem + suffix}); !found.empty()) return found;
   return {};
 }
 
 }  // namespace
+
+std::string firstRegularFile(std::initializer_list<std::string> paths) {
+  for (const std::string& path : paths) {
+    std::error_code e;
+    if (std::filesystem::is_regular_file(path, e)) return path;
+  }
+  return {};
+}
 
 LoadOptions withCompanionFiles(const std::string& programPath, LoadOptions options) {
   const std::string stem = irJsonStem(programPath);

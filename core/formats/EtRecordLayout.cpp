@@ -1,6 +1,7 @@
 #include "EtRecordLayout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "Pt2Archive.h"
@@ -20,6 +21,12 @@ bool endsWith(const std::string& s, const char* suffix) {
 }
 
 }  // namespace
+
+bool looksLikePte(const std::byte* head, std::size_t size) {
+  if (size < 8) return false;
+  auto c = [&](std::size_t i) { return static_cast<unsigned char>(head[i]); };
+  return c(4) == 'E' && c(5) == 'T' && std::isdigit(c(6)) && std::isdigit(c(7));
+}
 
 bool isEtRecord(const Pt2Archive& archive) { return archive.has(kMarker); }
 

@@ -2,6 +2,7 @@
 // Where an ExecuTorch ETRecord (a zip written by ETRecord.save) keeps its Edge programs, so that
 // every reader of programs opens one as it opens a .pt2; the rest of the record (debug handle
 // maps, representative inputs) is read by core/executorch.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 namespace torchir {
 
 class Pt2Archive;
+
+/// True when the bytes start as an ExecuTorch program (.pte) does: "ET" and two digits at byte 4.
+bool looksLikePte(const std::byte* head, std::size_t size);
 
 /// True when the archive is an ETRecord (it holds the ETRECORD_V0 marker).
 bool isEtRecord(const Pt2Archive& archive);

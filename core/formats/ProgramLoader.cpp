@@ -1,11 +1,12 @@
 #include "ProgramLoader.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <filesystem>
 
 #include "AllocatorTuning.h"
+#include "CompanionFiles.h"
+#include "EtRecordLayout.h"
 #include "program/LoadError.h"
 #include "MappedFile.h"
 #include "IrReader.h"
@@ -21,12 +22,8 @@ namespace {
 /// etrecord.bin in its folder; empty when none is there.
 std::string etRecordBeside(const std::string& pte) {
   const std::filesystem::path path(pte);
-  std::error_code ec;
-  for (const std::string& name : {path.stem().string() + ".etrecord", path.stem().string() + ".etrecord.bin", std::string("etrecord.bin")}) {
-    const auto candidate = path.parent_path() / name;
-    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  return {};
+  const std::string stem = (path.parent_path() / path.stem()).string();
+  return firstRegularFile({stem + ".etrecord", stem + ".etrecord.bin", (path.parent_path() / "etrecord.bin").string()});
 }
 
 Program load(const std::string& path, const LoadOptions& options, bool followPte) {
@@ -36,8 +33,7 @@ Program load(const std::string& path, const LoadOptions& options, bool followPte
     if (file->size() > 0) std::memcpy(magic, file->data(), std::min<std::size_t>(file->size(), sizeof magic));
   }
   // An ExecuTorch program holds no graph to show: the Edge program of its ETRecord is its graph.
-  if (magic[4] == 'E' && magic[5] == 'T' && std::isdigit(static_cast<unsigned char>(magic[6])) &&
-      std::isdigit(static_cast<unsigned char>(magic[7]))) {
+  if (looksLikePte(reinterpret_cast<const std::byte*>(magic), sizeof magic)) {
     const std::string record = etRecordBeside(path);
     if (record.empty() || !followPte)
       throw LoadError(path, "an ExecuTorch program (.pte) holds no graph: open the ETRecord written with it "

@@ -6,9 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "program/LoadError.h"
+#include "program/TensorData.h"
 
 namespace torchir::fuzz {
 
@@ -32,6 +35,16 @@ class MemoryFile {
  private:
   int m_fd;
 };
+
+/// 4 KB of bytes standing for an ETDump's debug buffer: every tensor view must lie inside it.
+inline std::shared_ptr<const Storage> fixedDebugBuffer() {
+  static const std::vector<std::byte> bytes(4096, std::byte{0x3f});
+  auto buffer = std::make_shared<Storage>();
+  buffer->data = bytes.data();
+  buffer->nbytes = bytes.size();
+  buffer->origin = "debug buffer";
+  return buffer;
+}
 
 /// Runs `read`; a LoadError (the readers' one way to refuse a file) is an expected outcome, and
 /// its message must be one line. Anything else escapes and the fuzzer reports it.

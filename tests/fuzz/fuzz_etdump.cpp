@@ -6,11 +6,7 @@
 #include "executorch/EtDump.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
-  static const std::vector<std::byte> bytes(4096, std::byte{0x3f});
-  auto buffer = std::make_shared<torchir::Storage>();
-  buffer->data = bytes.data();
-  buffer->nbytes = bytes.size();
-  buffer->origin = "debug buffer";
+  static const auto buffer = torchir::fuzz::fixedDebugBuffer();
   torchir::fuzz::expectLoadErrorOrSuccess([&] {
     const torchir::EtDump d = torchir::readEtDumpBytes(reinterpret_cast<const std::byte*>(data), size, "fuzz.etdp", buffer);
     for (const auto& run : d.runs)
