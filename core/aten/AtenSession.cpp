@@ -14,6 +14,7 @@
 
 #include "AutocastScope.h"
 #include "BodyTrace.h"
+#include "ConstantResults.h"
 #include "FailureExplainer.h"
 #include "program/TensorValues.h"
 #include "formats/WeightsFile.h"
@@ -69,6 +70,8 @@ class AtenSession final : public Session {
                                 [this] { return m_trace; });
     };
     for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, options.floatingAs));
+    m_constant = constantNodes(p, m_kernels, {});
+    m_constantResults.setBound(m_options.weightCacheBytes ? m_options.weightCacheBytes : usableMemory() / 4);
     for (const auto& s : p.inputs)
       if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
     reset();
@@ -401,6 +404,11 @@ class AtenSession final : public Session {
     m_kernels[static_cast<std::size_t>(node)]->setPatches(patches);  // throws before anything changes
     if (patches.empty()) m_patches.erase(node);
     else m_patches[node] = std::move(patches);
+    // a change reaches every node made from the one changed: what was reused is made again
+    std::set<NodeId> patched;
+    for (const auto& [id, changes] : m_patches) patched.insert(id);
+    m_constant = constantNodes(m_p, m_kernels, patched);
+    m_constantResults.clear();
   }
 
   const std::map<NodeId, std::vector<ArgumentPatch>>& patches() const override { return m_patches; }
@@ -685,6 +693,7 @@ class AtenSession final : public Session {
     rec.schema = k.schema();
     rec.writtenArguments = k.writtenArguments();
     rec.microseconds = run.microseconds;
+    rec.cached = run.cached;
     rec.arguments = k.arguments(run);
     for (ValueId v : n.outputs) rec.outputs.push_back(summarize(m_values[static_cast<std::size_t>(v)]));
     rec.inner = k.inner();  // a higher-order node's subgraphs last ran for this run
@@ -702,6 +711,27 @@ class AtenSession final : public Session {
     }
   }
 
+  /// A node made of the program's constants alone, whose results an earlier run kept: they go
+  /// into the frame and its arguments into the record, and the op is not called.
+  bool reuseConstantResults(NodeId id, NodeKernel& k, torch::jit::Stack& stack, NodeRun& run) {
+    if (!m_constant[static_cast<std::size_t>(id)]) return false;
+    const std::vector<c10::IValue>* kept = m_constantResults.find(id);
+    if (!kept) return false;
+    k.gather(m_values, stack, run);
+    const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
+    for (std::size_t i = 0; i < n.outputs.size() && i < kept->size(); ++i)
+      m_values[static_cast<std::size_t>(n.outputs[i])] = (*kept)[i];
+    run.cached = true;
+    return true;
+  }
+
+  void keepConstantResults(NodeId id) {
+    if (!m_constant[static_cast<std::size_t>(id)]) return;
+    std::vector<c10::IValue> results;
+    for (ValueId v : m_p.nodes[static_cast<std::size_t>(id)].outputs) results.push_back(m_values[static_cast<std::size_t>(v)]);
+    m_constantResults.keep(id, std::move(results));
+  }
+
   StepOutcome execute(NodeId id) {
     const Node& n = m_p.nodes[static_cast<std::size_t>(id)];
     NodeKernel& k = *m_kernels[static_cast<std::size_t>(id)];
@@ -714,7 +744,10 @@ class AtenSession final : public Session {
     stack.clear();
     try {
       provideWeights(id);
-      k.run(m_values, stack, run);
+      if (!reuseConstantResults(id, k, stack, run)) {
+        k.run(m_values, stack, run);
+        keepConstantResults(id);
+      }
     } catch (const MissingValue& e) {
       Diagnosis d = baseDiagnosis(n);
       d.kind = DiagnosisClass::MissingData;
@@ -878,6 +911,8 @@ class AtenSession final : public Session {
   std::optional<std::vector<BridgedWeight>> m_weights;  // bridged once, on the first reset
   WeightCache m_weightCache;                             // the weights bridged as copies, made on demand
   std::vector<std::vector<ValueId>> m_lazyReads;         // per node: the cached weights it reads
+  std::vector<bool> m_constant;                          // per node: made of the program's constants alone
+  ConstantResults m_constantResults;                     // their results, computed once
   FrameValues m_values;
   torch::jit::Stack m_stack;  // the boxed call's stack, reused by every node
   std::vector<NodeRun> m_runs;

@@ -154,8 +154,24 @@ class DispatcherKernel final : public PlannedKernel {
 
   std::vector<std::size_t> writtenArguments() const override { return m_written; }
   bool declaresItsWrites() const override {
+    if (m_python) return false;
     const std::string& name = m_op.schema().name();
-    return !m_python && name.rfind("aten::", 0) == 0 && name.find("_norm") == std::string::npos;
+    // the quantization ops outside ATen run here natively, and write nothing
+    if (quantRole(m_node.target) != QuantRole::None) return true;
+    return name.rfind("aten::", 0) == 0 && name.find("_norm") == std::string::npos;
+  }
+  bool pure() const override {
+    if (!declaresItsWrites() || !m_written.empty() || m_op.schema().is_mutable()) return false;
+    if (m_op.hasTag(at::Tag::nondeterministic_seeded)) return false;  // rand, dropout, bernoulli
+    const std::string& name = m_op.schema().name();
+    // done for what they check or print, not for their result
+    for (const char* effect : {"_assert", "_print", "sym_constrain", "_make_dep_token"})
+      if (name.find(effect) != std::string::npos) return false;
+    return true;
+  }
+  void gather(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const override {
+    push(frame, stack, run);
+    stack.clear();
   }
 
   void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
@@ -323,6 +339,10 @@ class ExportDtypeKernel final : public NodeKernel {
   std::string schema() const override { return m_inner->schema(); }
   std::vector<std::size_t> writtenArguments() const override { return m_inner->writtenArguments(); }
   bool declaresItsWrites() const override { return m_inner->declaresItsWrites(); }
+  bool pure() const override { return m_inner->pure(); }
+  void gather(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const override {
+    withRecordedDtypes(frame, [&] { m_inner->gather(frame, stack, run); });
+  }
   const KernelProblem* problem() const override { return m_inner->problem(); }
   std::vector<ArgumentRecord> arguments(const NodeRun& run) const override { return m_inner->arguments(run); }
   std::vector<ArgumentRecord> argumentsSoFar(const std::vector<c10::IValue>& values) const override {
@@ -331,6 +351,19 @@ class ExportDtypeKernel final : public NodeKernel {
   void setPatches(const std::vector<ArgumentPatch>& patches) override { m_inner->setPatches(patches); }
 
   void run(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) override {
+    withRecordedDtypes(frame, [&] { m_inner->run(frame, stack, run); });
+    for (ValueId v : m_node.outputs) {
+      c10::IValue& slot = frame[static_cast<std::size_t>(v)];
+      if (slot.isTensor() && at::isFloatingType(slot.toTensor().scalar_type()) && slot.toTensor().scalar_type() != m_shadow)
+        slot = slot.toTensor().to(m_shadow);
+    }
+  }
+
+ private:
+  /// Calls `call` with the node's floating inputs in the frame at the dtypes export recorded, and
+  /// puts the frame's own values back after.
+  template <class Call>
+  void withRecordedDtypes(FrameValues& frame, Call&& call) const {
     std::vector<std::pair<std::size_t, c10::IValue>> shadowed;  // the frame's own values, put back after
     for (const auto& a : m_node.inputs)
       for (ValueId v : a.values) {
@@ -347,20 +380,14 @@ class ExportDtypeKernel final : public NodeKernel {
       for (auto& [v, original] : shadowed) frame[v] = std::move(original);
     };
     try {
-      m_inner->run(frame, stack, run);
+      call();
     } catch (...) {
       restore();
       throw;
     }
     restore();
-    for (ValueId v : m_node.outputs) {
-      c10::IValue& slot = frame[static_cast<std::size_t>(v)];
-      if (slot.isTensor() && at::isFloatingType(slot.toTensor().scalar_type()) && slot.toTensor().scalar_type() != m_shadow)
-        slot = slot.toTensor().to(m_shadow);
-    }
   }
 
- private:
   const Program& m_program;
   const Node& m_node;
   std::unique_ptr<NodeKernel> m_inner;

@@ -16,12 +16,14 @@ namespace torchir {
 struct NodeRun {
   bool executed = false;
   double microseconds = 0;
+  bool cached = false;  // its results were an earlier run's, reused (ConstantResults): the op was not called
   std::vector<c10::IValue> args;         // a planned call's arguments (references to frame tensors)
   std::vector<ArgumentRecord> ownArgs;  // the records a kernel without a plan makes itself
   /// Forgets the last run of the node, keeping the vectors' capacity: no allocation per call.
   void clear() {
     executed = false;
     microseconds = 0;
+    cached = false;
     args.clear();
     ownArgs.clear();
   }
@@ -46,6 +48,14 @@ class NodeKernel {
   /// outside ATen, whose schemas may not say, and for the norms that update their running stats
   /// in training without saying so: such a call may write any tensor it is given.
   virtual bool declaresItsWrites() const { return false; }
+  /// Same arguments, same results, and nothing else done: no argument written, no randomness, no
+  /// Python, no body, no check or print for its own sake. A call whose every argument is a
+  /// constant of the program may then be made once per session (constantNodes).
+  virtual bool pure() const { return false; }
+  /// Puts the call's arguments into `run` as run() would, without calling the op: the record of
+  /// a node whose results are reused shows the arguments it was called with. The frame is as it
+  /// was when it returns.
+  virtual void gather(FrameValues& /*frame*/, torch::jit::Stack& /*stack*/, NodeRun& /*run*/) const {}
   /// Non-null when the node cannot run at all.
   virtual const KernelProblem* problem() const { return nullptr; }
   /// Runs the node on the frame: its results into `frame`, what its record needs into `run`.

@@ -21,7 +21,7 @@ Json nodeRecordJson(const NodeRecord& r) {
   Json outputs = Json::array();
   for (const ValueSummary& v : r.outputs) outputs.push_back(valueSummaryJson(v));
   return {{"executed", r.executed}, {"does_work", r.doesWork}, {"schema", r.schema},
-          {"arguments", argumentsJson(r.arguments)}, {"outputs", outputs}, {"us", r.microseconds}};
+          {"arguments", argumentsJson(r.arguments)}, {"outputs", outputs}, {"us", r.microseconds}, {"cached", r.cached}};
 }
 
 Json diagnosisJson(const Diagnosis& d) {
@@ -68,6 +68,7 @@ NodeRecord nodeRecordFromJson(const JsonFields& f, const Json& o, const std::str
   for (std::size_t i = 0; i < outputs.size(); ++i)
     r.outputs.push_back(valueSummaryFromJson(f, outputs[i], where + ".outputs[" + std::to_string(i) + "]"));
   r.microseconds = f.number(o, "us", where);
+  r.cached = o.contains("cached") && f.flag(o, "cached", where);  // older captures: computed
   return r;
 }
 

@@ -21,6 +21,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 /// The outermost frame of export's stack trace: the user's own line, not torch's internals.
+/// A node's time in the trace: the op's own, or that it was not called (its results reused).
+std::string timeText(const NodeRecord& r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%9.1f us", r.microseconds);
+  return r.cached ? "cached" : text;
+}
+
 std::string userFrame(const std::string& trace) {
   const auto second = trace.find("\n  File ");
   return trace.substr(0, second);
@@ -90,10 +97,10 @@ int runCommand(const Args& args) {
     auto traceNode = [&](const std::string& index, const std::string& name, const std::string& op, const NodeRecord& r) {
       const ValueSummary out = r.outputs.empty() ? ValueSummary{} : r.outputs.front();
       Json entry = {{"name", name}, {"op", op}, {"dtype", std::string(dtypeName(out.dtype))}, {"shape", out.sizes},
-                    {"us", r.microseconds}};
+                    {"us", r.microseconds}, {"cached", r.cached}};
       if (!json)
-        std::printf("%5s  %-28s %-36s %-9s %-20s %9.1f us\n", index.c_str(), name.c_str(), op.c_str(),
-                    std::string(dtypeName(out.dtype)).c_str(), sizesText(out.sizes).c_str(), r.microseconds);
+        std::printf("%5s  %-28s %-36s %-9s %-20s %12s\n", index.c_str(), name.c_str(), op.c_str(),
+                    std::string(dtypeName(out.dtype)).c_str(), sizesText(out.sizes).c_str(), timeText(r).c_str());
       return entry;
     };
     for (const auto& n : program.nodes) {

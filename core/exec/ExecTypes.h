@@ -67,6 +67,9 @@ struct NodeRecord {
   std::vector<ArgumentRecord> arguments;
   std::vector<ValueSummary> outputs;
   double microseconds = 0;  // the op's own call, without the engine's work around it
+  /// Every input is a constant of the program (a weight's dequantize, a transposed weight): the
+  /// results were computed at an earlier run of the session and reused, the op not called again.
+  bool cached = false;
   // A higher-order node (cond, while_loop, ...): the nodes its subgraphs ran, in order (for a
   // loop, its last iteration).
   std::vector<InnerRecord> inner;

@@ -16,6 +16,7 @@
 #include "program/LoadError.h"
 #include "formats/ProgramLoader.h"
 #include "program/ProgramSummary.h"
+#include "program/QuantOps.h"
 #include "formats/Safetensors.h"
 #include "program/TensorValues.h"
 
@@ -174,6 +175,78 @@ class QuantizedTest : public QObject {
       closer += std::abs(elementAsDouble(edited, i) - 132) <= std::abs(elementAsDouble(asExported, i) - 132);
     QCOMPARE(closer, edited.numel());
     QVERIFY(!sameTensor(edited, asExported));
+  }
+
+  // A node made of the program's constants alone (a weight's dequantize) is computed at a
+  // session's first run and reused at the next: the Interpreter's bits both times, marked cached.
+  void constantNodesAreComputedOnce_data() { addQuantRows(); }
+  void constantNodesAreComputedOnce() {
+    QFETCH(QString, name);
+    const std::string n = name.toStdString();
+    const Program p = loadProgram(quantPath(n, ".pt2"));
+    auto s = atenBackend().createSession(p);
+    const auto inputs = inputsOf(quantPath(n, ".inputs.safetensors"));
+    const TensorMap expected = readSafetensors(quantPath(n, ".nodes.safetensors"));
+    std::vector<NodeId> weightDequantizes;  // a dequantize whose codes are a weight
+    for (const Node& node : p.nodes)
+      if (quantRole(node.target) == QuantRole::Dequantize && !node.inputs.empty() && !node.inputs[0].values.empty())
+        if (const InputSpec* spec = p.inputSpecFor(node.inputs[0].values[0]); spec && spec->kind != InputKind::UserInput)
+          weightDequantizes.push_back(node.id);
+    if (n.rfind("q_pt2e", 0) == 0) QVERIFY(!weightDequantizes.empty());
+    for (int run = 0; run < 2; ++run) {
+      QVERIFY(s->setInputs(inputs).ok());
+      InterpreterCheck check(*s, expected);
+      const StepOutcome o = s->run(&check);
+      QVERIFY2(o.reason == StopReason::Finished, (o.diagnosis.nodeName + ": " + o.diagnosis.message).c_str());
+      QVERIFY2(check.m_mismatches.empty(), check.m_mismatches.empty() ? "" : check.m_mismatches.front().c_str());
+      for (const Node& node : p.nodes) {
+        const NodeRecord* r = s->record(node.id);
+        if (run == 0) QVERIFY2(!r || !r->cached, node.name.c_str());
+        if (r && r->cached) QVERIFY2(!r->arguments.empty(), node.name.c_str());  // shown as called
+      }
+      for (NodeId d : weightDequantizes) QCOMPARE(s->record(d)->cached, run == 1);
+    }
+  }
+
+  // A change to a reused node's call (edit and continue) is made at the next run, and so is
+  // taking it back: nothing stale is reused.
+  void editingAConstantNodeComputesItAgain() {
+    const Program p = loadProgram(quantPath("q_pt2e_cnn", ".pt2"));
+    auto s = atenBackend().createSession(p);
+    const auto inputs = inputsOf(quantPath("q_pt2e_cnn", ".inputs.safetensors"));
+    const NodeId d = *p.findNode("dequantize_per_channel");
+    const ValueId weight = p.node(d).outputs.at(0);
+    struct Run {
+      TensorData weight;
+      bool cached;
+    };
+    auto runOnce = [&] {
+      s->reset();
+      if (s->run().reason != StopReason::Finished) throw std::runtime_error("the run did not finish");
+      return Run{*s->tensor(weight), s->record(d)->cached};
+    };
+    QVERIFY(s->setInputs(inputs).ok());
+    const Run computed = runOnce();
+    QVERIFY(!computed.cached);
+    QVERIFY(runOnce().cached);
+    s->setPatches(d, {ArgumentPatch{"scales", ArgumentPatch::Kind::Fill, 0, DType::Unknown, {}, {}, kNone}});
+    for (int run = 0; run < 2; ++run) {
+      const Run edited = runOnce();
+      QVERIFY(!edited.cached);
+      QCOMPARE(elementAsDouble(edited.weight, 0), 0.0);
+      QVERIFY(!sameTensor(edited.weight, computed.weight));
+    }
+    s->setPatches(d, {});
+    const Run back = runOnce();
+    QVERIFY(!back.cached);
+    QVERIFY(sameTensor(back.weight, computed.weight));
+    const Run again = runOnce();
+    QVERIFY(again.cached);
+    QVERIFY(sameTensor(again.weight, computed.weight));
+    // a step back replays the run: the reused node, then the op after it, to the same bits
+    QCOMPARE(s->stepBack().reason, StopReason::Stepped);
+    QCOMPARE(s->step().reason, StopReason::Finished);
+    QVERIFY(sameTensor(*s->tensor(weight), computed.weight));
   }
 
   void infoCountsQuantization() {

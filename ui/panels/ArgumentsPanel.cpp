@@ -67,7 +67,9 @@ void ArgumentsPanel::showNode(const torchir::Program& program, torchir::NodeId n
   m_title->setText(QStringLiteral("<b>%1</b> &nbsp;%2")
                        .arg(m_nodeName.toHtmlEscaped(), QString::fromStdString(n.target).toHtmlEscaped()));
   if (record) {
-    m_status->setText(QStringLiteral("ran in %1 µs").arg(QString::number(record->microseconds, 'f', 1)));
+    m_status->setText(record->cached ? QStringLiteral("cached: every input is a constant of the program; computed at an "
+                                                      "earlier run, the same bits")
+                                     : QStringLiteral("ran in %1 µs").arg(QString::number(record->microseconds, 'f', 1)));
     m_status->setStyleSheet(QString());
   } else if (failed) {
     m_status->setText(QStringLiteral("failed"));

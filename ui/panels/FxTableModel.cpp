@@ -64,7 +64,7 @@ const QImage& breakpointDot() {
 // Whether two records show the same: a node run again with the same outcome keeps its texts.
 bool sameOutcome(const torchir::NodeRecord* a, const torchir::NodeRecord* b) {
   if (a == b) return true;
-  if (!a || !b || a->microseconds != b->microseconds || a->outputs.size() != b->outputs.size()) return false;
+  if (!a || !b || a->microseconds != b->microseconds || a->cached != b->cached || a->outputs.size() != b->outputs.size()) return false;
   for (std::size_t i = 0; i < a->outputs.size(); ++i) {
     const torchir::ValueSummary &x = a->outputs[i], &y = b->outputs[i];
     if (x.kind != y.kind || x.dtype != y.dtype || x.sizes != y.sizes || x.text != y.text) return false;
@@ -240,7 +240,7 @@ const FxTableModel::RunState::Texts& FxTableModel::texts(int row) const {
         if (const std::string qparams = torchir::quantParamsText(node); !qparams.empty())
           t.output += QLatin1Char(' ') + QString::fromStdString(qparams);
     }
-    t.time = QString::number(record->microseconds, 'f', 1);
+    t.time = record->cached ? QStringLiteral("cached") : QString::number(record->microseconds, 'f', 1);
     if (m_exported && static_cast<std::size_t>(row) < m_exported->nodes.size())
       t.exportDiff = exportDifference(*m_exported, row, *record);
   }
