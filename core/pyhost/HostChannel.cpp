@@ -26,6 +26,10 @@ std::uint32_t getUint32(const unsigned char* at) {
 
 std::string systemError(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
+/// How long a wait for the worker's answer polls before it sleeps: a small op answers within it,
+/// and a thread put to sleep and woken costs a call tens of microseconds on a virtual machine.
+constexpr double kSpinSeconds = 300e-6;
+
 /// Waits until the socket is readable or the deadline passes (<= 0: none).
 bool pollReadable(int socket, double deadline) {
   while (true) {
@@ -116,6 +120,9 @@ void sendHostMessage(int socket, const nlohmann::json& body, const std::vector<i
 
 WaitEnd waitReadable(int socket, double deadline, const std::function<bool()>& cancelled) {
   constexpr double kSlice = 0.05;  // how often `cancelled` is asked
+  const double spinEnd = monotonicSeconds() + kSpinSeconds;
+  for (pollfd p{socket, POLLIN, 0}; monotonicSeconds() < spinEnd; p.revents = 0)
+    if (poll(&p, 1, 0) > 0) return WaitEnd::Ready;
   while (true) {
     const double now = monotonicSeconds();
     if (deadline > 0 && now >= deadline) return WaitEnd::TimedOut;

@@ -56,6 +56,7 @@ import mmap
 import os
 import platform
 import re
+import select
 import signal
 import socket
 import struct
@@ -278,6 +279,11 @@ def int_list(x, what):
 
 
 def decode_tensor(v, scratch):
+    key = arena_key(v)
+    view = ARENA_VIEWS.get(key) if key is not None else None
+    # a view an op changed in place (x.t_(), x.resize_()) is made again
+    if view is not None and view.shape == key[3] and view.stride() == key[4]:
+        return view
     dtype = torch_constant(v.get("dtype"), torch.dtype, "dtype")
     shape = int_list(v.get("shape"), "shape")
     strides = int_list(v.get("strides"), "strides")
@@ -303,9 +309,7 @@ def decode_tensor(v, scratch):
     if at is not None:
         need(ARENA is not None and is_int(at) and at >= 0 and at % size == 0 and at + nbytes <= ARENA.numel(),
              "tensor arena offset %r is outside the arena", at)
-        # a view: in-place ops write through; storage offsets count from the arena's start
-        flat = ARENA[at:at + nbytes].view(dtype)
-        return flat.as_strided(shape, strides, at // size + offset)
+        return arena_view(key, at, nbytes, dtype, shape, strides, offset)
     need(is_int(index) and 0 <= index < len(scratch.fds),
          "tensor fd index %r, but the message has %d fds", index, len(scratch.fds))
     # Shared read/write mapping: in-place ops write through to the C++ side.
@@ -314,6 +318,39 @@ def decode_tensor(v, scratch):
     mm = mmap.mmap(scratch.fds[index], nbytes, **MMAP_OPTIONS)
     flat = torch.frombuffer(mm, dtype=torch.uint8, count=nbytes).view(dtype)
     return flat.as_strided(shape, strides, offset)
+
+
+# Views of the arena by the message's words for them, each checked once: a program's calls put
+# tensors of the same shapes at the same places call after call, and checking a tensor's words and
+# making its view cost more than the op's own call of a small op. A view holds no bytes of its own
+# (in-place ops write through to the arena, as a new view's would).
+ARENA_VIEWS = {}
+ARENA_VIEWS_MAX = 1024
+
+
+def arena_key(v):
+    """What names an arena tensor in a message, or None for one that is not in the arena or
+    whose words cannot be a key (decode_tensor then says what is wrong with them)."""
+    at = v.get("arena")
+    if at is None:
+        return None
+    try:
+        key = (at, v.get("bytes"), v.get("dtype"), tuple(v.get("shape")), tuple(v.get("strides")), v.get("offset", 0))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def arena_view(key, at, nbytes, dtype, shape, strides, offset):
+    """The view of the arena's bytes [at, at + nbytes) that `key` names, its words checked."""
+    # storage offsets count from the arena's start
+    view = ARENA[at:at + nbytes].view(dtype).as_strided(shape, strides, at // element_size(dtype) + offset)
+    if key is not None:
+        if len(ARENA_VIEWS) >= ARENA_VIEWS_MAX:
+            ARENA_VIEWS.clear()
+        ARENA_VIEWS[key] = view
+    return view
 
 
 # ---------------------------------------------------------------- values out
@@ -373,6 +410,16 @@ def plain_tensor(t):
     return t
 
 
+def dtype_name(dtype):
+    name = DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = DTYPE_NAMES[dtype] = str(dtype).replace("torch.", "", 1)
+    return name
+
+
+DTYPE_NAMES = {}
+
+
 def encode_tensor(t, scratch):
     # the bytes as the values are: a conjugate or negative view's bits resolved first
     t = plain_tensor(t).detach().resolve_conj().resolve_neg().contiguous()
@@ -380,11 +427,16 @@ def encode_tensor(t, scratch):
     index = -1
     at = align_up(scratch.arena_next)
     if 0 < nbytes <= ARENA_TENSOR_BYTES and ARENA is not None and at + nbytes <= ARENA.numel():
-        ARENA[at:at + nbytes].copy_(t.reshape(-1).view(torch.uint8))
+        name = dtype_name(t.dtype)
+        shape, strides = tuple(t.shape), t.stride()
+        key = (at, nbytes, name, shape, strides, 0)
+        view = ARENA_VIEWS.get(key)
+        if view is None or view.shape != shape or view.stride() != strides:
+            view = arena_view(key, at, nbytes, t.dtype, shape, strides, 0)
+        view.copy_(t)
         scratch.arena_next = at + nbytes
-        return {"t": "tensor", "arena": at, "bytes": nbytes,
-                "dtype": str(t.dtype).replace("torch.", "", 1),
-                "shape": list(t.shape), "strides": list(t.stride()), "offset": 0}
+        return {"t": "tensor", "arena": at, "bytes": nbytes, "dtype": name,
+                "shape": list(shape), "strides": list(strides), "offset": 0}
     if nbytes > 0:
         need(len(scratch.out_fds) < MAX_FDS,
              "the reply would carry more than %d tensors", MAX_FDS)
@@ -396,8 +448,7 @@ def encode_tensor(t, scratch):
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
                     fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
         index = len(scratch.out_fds) - 1
-    return {"t": "tensor", "fd": index, "bytes": nbytes,
-            "dtype": str(t.dtype).replace("torch.", "", 1),
+    return {"t": "tensor", "fd": index, "bytes": nbytes, "dtype": dtype_name(t.dtype),
             "shape": list(t.shape), "strides": list(t.stride()), "offset": 0}
 
 
@@ -556,6 +607,18 @@ def user_traceback(exc):
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
+# How long the host polls for the next request before it sleeps in recvmsg: calls of a program's
+# ops come in bursts, and a process put to sleep and woken costs each call tens of microseconds.
+SPIN_SECONDS = 300e-6
+
+
+def wait_briefly(ready):
+    end = time.perf_counter() + SPIN_SECONDS
+    while time.perf_counter() < end:
+        if ready.poll(0):
+            return
+
+
 def exit_with_parent():
     """Ends this process when the program that started it has gone, even in the middle of an op
     (a closed socket is only noticed between requests)."""
@@ -571,7 +634,10 @@ def exit_with_parent():
 
 def serve(host):
     sock = host.sock
+    ready = select.poll()
+    ready.register(sock, select.POLLIN)
     while True:
+        wait_briefly(ready)
         header = read_header(sock)
         if header is None:
             return
