@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "OnePassQuantize.h"
+
 namespace torchir {
 namespace {
 
@@ -249,6 +251,9 @@ Tensor quantizePerTensorImpl(const Tensor& input, const at::Scalar& scale, const
   // `1.0 / scale` on Python numbers: a double, and ZeroDivisionError for 0
   TORCH_CHECK(scale.toDouble() != 0.0, "float division by zero");
   const double inv_scale = 1.0 / scale.toDouble();
+  if (!zero_point.isFloatingPoint() && !quant_min.isFloatingPoint() && !quant_max.isFloatingPoint())
+    if (auto fast = quantizeInOnePass(in, inv_scale, zero_point.toLong(), quant_min.toLong(), quant_max.toLong(), dtype))
+      return *fast;
   // zero point added after rounding, as the Python does
   return at::clamp(at::round(in * at::Scalar(inv_scale)) + zero_point, quant_min, quant_max).to(dtype);
 }
@@ -283,6 +288,8 @@ Tensor dequantizePerTensorImpl(const Tensor& input, const at::Scalar& scale, con
               pyDtype(input.scalar_type()));
   const ScalarType out = out_dtype.value_or(ScalarType::Float);
   TORCH_CHECK_VALUE(qvalueBounds(dtype).has_value(), "Unsupported dtype in dequantize_per_tensor: ", pyDtype(dtype));
+  if (out == ScalarType::Float && scale.isFloatingPoint() && !zero_point.isFloatingPoint() && !zero_point.isBoolean())
+    if (auto fast = dequantizeInOnePass(input, scale.toDouble(), zero_point.toLong())) return *fast;
   // converted first, then the zero point subtracted, then scaled (a Python float scale: a double Scalar)
   return (input.to(out) - zero_point) * scale;
 }
