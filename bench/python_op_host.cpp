@@ -1,7 +1,8 @@
 // The Python op host's cost per call: torchir_py::scale (tests/fixtures/pyops) called through the
 // dispatcher op torchir registers for it (arguments to the worker through shared memory, results
 // back), against the same op called in that Python directly, in the same run. A small tensor (the
-// fixed cost) and a 64 MB one (the copies).
+// fixed cost), a 64 MB one (the copies), and a 64 MB weight mapped from its file (the worker maps
+// the file's pages: no copy on the way in).
 //
 //   python_op_host PYTHON PYOPS_DIR [THREADS]
 //
@@ -11,10 +12,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "../core/aten/OperatorLookup.h"
 #include "../core/aten/PythonOps.h"
+#include "../core/aten/TensorBridge.h"
+#include "../core/formats/MappedFile.h"
 #include "BenchTiming.h"
 
 using namespace torchir;
@@ -91,12 +95,31 @@ int main(int argc, char** argv) {
     int64_t numel;
     int batches, calls;
   };
-  for (const Size& s : {Size{"4 float32 (16 B)", 4, 7, 400}, Size{"16M float32 (64 MB)", 16 << 20, 5, 4}}) {
-    const at::Tensor x = at::randn({s.numel});
+  // a weight file: its tensor is the file's mapped bytes, as a .pt2's weights are
+  const std::string weightFile = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/python_op_host.weight";
+  {
+    const at::Tensor w = at::randn({16 << 20});
+    std::ofstream(weightFile, std::ios::binary).write(static_cast<const char*>(w.data_ptr()), w.nbytes());
+  }
+  // as a reader makes a weight of a mapped file's bytes, and the engine bridges it to ATen
+  const auto mapped = MappedFile::open(weightFile);
+  TensorData weight;
+  weight.dtype = DType::Float32;
+  weight.sizes = {16 << 20};
+  weight.strides = {1};
+  weight.storage = std::make_shared<Storage>(Storage{mapped->data(), mapped->size(), mapped, weightFile,
+                                                     mapped->descriptor(), 0});
+  for (const Size& s : {Size{"4 float32 (16 B)", 4, 7, 400}, Size{"16M float32 (64 MB)", 16 << 20, 5, 4},
+                        Size{"64 MB weight, mapped", -1, 5, 4}}) {
+    const bool isWeight = s.numel < 0;
+    const at::Tensor x = isWeight ? toAten(weight) : at::randn({s.numel});
     throughTorchir(*op, x, 1, 2);  // the worker's first calls (imports) are not the cost per call
     const double ours = throughTorchir(*op, x, s.batches, s.calls);
-    const double direct = inPython(python, dir, s.numel, threads, s.batches, s.calls);
+    const double direct = inPython(python, dir, x.numel(), threads, s.batches, s.calls);
     std::printf("%-22s %14.1f %14.1f %14.1f\n", s.name, ours, direct, ours - direct);
   }
+  const PythonCallTraffic traffic = pythonCallTraffic();
+  std::printf("bytes to Python: %zu copied, %zu named in their file\n", traffic.copiedBytes, traffic.fileBytes);
+  std::remove(weightFile.c_str());
   return 0;
 }

@@ -61,6 +61,7 @@ class DispatcherBackend final : public AtenBackend {
     }
   }
   int pythonWorkerPid() const override { return torchir::pythonWorkerPid(); }
+  PythonCallTraffic pythonCallTraffic() const override { return torchir::pythonCallTraffic(); }
 
   void setThreads(int threads) const override { at::set_num_threads(threads); }
   int threads() const override { return at::get_num_threads(); }

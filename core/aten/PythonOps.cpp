@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <thread>
 
 #include "ExecutorRegistry.h"
+#include "FilePages.h"
 #include "program/DType.h"
 #include "program/OneLine.h"
 
@@ -95,6 +97,9 @@ std::shared_ptr<Mapping> mapFd(int fd, std::size_t size, int flags = MAP_SHARED)
   return m;
 }
 
+/// What this process's calls passed (pythonCallTraffic), from any thread.
+std::atomic<std::size_t> copiedBytes{0}, fileBytes{0};
+
 /// The tensors of one call, as the worker sees them: one memfd each, kept until the call returns.
 class CallTensors {
  public:
@@ -128,6 +133,19 @@ class CallTensors {
     if (m_fds.size() + 1 >= kMaxHostMessageFds)
       throw PythonCallError("a call passes more than " + std::to_string(kMaxHostMessageFds - 1) +
                             " tensors over 64 KiB to Python: more than one message carries");
+    // a weight the op only reads, in a file mapped here: the worker maps the file's own pages
+    if (!written && t.is_contiguous())
+      if (const auto place = filePlace(t.data_ptr(), bytes)) {
+        UniqueFd file(place->fd);
+        if (place->offset % t.element_size() == 0) {
+          v["fd"] = m_fds.size();
+          v["file_offset"] = place->offset;
+          m_fds.push_back(std::move(file));
+          fileBytes += bytes;
+          return v;
+        }
+      }
+    copiedBytes += bytes;
     UniqueFd fd(memfd_create("torchir-tensor", MFD_CLOEXEC | MFD_ALLOW_SEALING));
     // sealed at its size: the worker cannot shrink it under our mapping
     if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0 ||
@@ -588,6 +606,8 @@ std::string pythonHostLabel() {
   if (!r) return "Python (" + w->options().python + ")";
   return "Python " + r->pythonVersion + " (" + (r->executable.empty() ? r->python : r->executable) + ")";
 }
+
+PythonCallTraffic pythonCallTraffic() { return {copiedBytes.load(), fileBytes.load()}; }
 
 int pythonWorkerPid() {
   auto w = worker();

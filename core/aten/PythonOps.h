@@ -37,6 +37,9 @@ std::string pythonHostLabel();
 /// The worker's process id (-1: none runs): tests stop it from outside.
 int pythonWorkerPid();
 
+/// What calls to Python passed since the process started (PythonCallTraffic).
+PythonCallTraffic pythonCallTraffic();
+
 /// While alive on a thread, a Python call made there ends when `cancelled` says so (the run's Stop).
 class PythonCallCancelScope {
  public:

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "FilePages.h"
+
 namespace torchir {
 
 at::Tensor toAten(const TensorData& t) {
@@ -26,9 +28,15 @@ at::Tensor toAten(const TensorData& t) {
   }
   auto keep = new std::shared_ptr<const Storage>(t.storage);
   void* data = const_cast<std::byte*>(t.storage->data);
+  noteFilePages(*t.storage);  // a Python op given it maps the file's pages
   // The whole storage, then the view the archive recorded (strides and offset apply to it).
   return at::from_blob(
-             data, {elements}, [keep](void*) { delete keep; }, options)
+             data, {elements},
+             [keep](void*) {
+               forgetFilePages(**keep);
+               delete keep;
+             },
+             options)
       .as_strided(t.sizes, t.strides, t.storageOffset);
 }
 

@@ -31,6 +31,7 @@ class AtenBackend {
   virtual PythonHostReport preparePythonHost() const = 0;
   /// The worker's process id, -1 when none runs.
   virtual int pythonWorkerPid() const = 0;
+  virtual PythonCallTraffic pythonCallTraffic() const = 0;
   /// libtorch's intra-op threads (at::set_num_threads), for the whole process.
   virtual void setThreads(int threads) const = 0;
   virtual int threads() const = 0;  // ATen's intra-op threads now

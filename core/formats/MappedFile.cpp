@@ -32,8 +32,12 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
       throw LoadError(path, std::string("cannot map: ") + std::strerror(err));
     }
   }
-  ::close(fd);  // the mapping keeps the file alive
-  return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<const std::byte*>(p), size));
+  if (size == 0) {
+    ::close(fd);
+    return std::shared_ptr<const MappedFile>(new MappedFile(path, nullptr, 0, -1));
+  }
+  // kept open while mapped: a weight passed to the Python worker is named by it and an offset
+  return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<const std::byte*>(p), size, fd));
 }
 
 void MappedFile::advise(Access access) const { advise(access, 0, m_size); }
@@ -53,6 +57,7 @@ void MappedFile::advise(Access access, std::size_t offset, std::size_t length) c
 
 MappedFile::~MappedFile() {
   if (m_data) ::munmap(const_cast<std::byte*>(m_data), m_size);
+  if (m_fd >= 0) ::close(m_fd);
 }
 
 }  // namespace torchir

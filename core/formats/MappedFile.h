@@ -27,13 +27,16 @@ class MappedFile {
   const std::byte* data() const { return m_data; }
   std::size_t size() const { return m_size; }
   const std::string& path() const { return m_path; }
+  /// The file, open as long as the map (-1 for an empty file): another process may map it too.
+  int descriptor() const { return m_fd; }
 
  private:
-  MappedFile(std::string path, const std::byte* data, std::size_t size)
-      : m_path(std::move(path)), m_data(data), m_size(size) {}
+  MappedFile(std::string path, const std::byte* data, std::size_t size, int fd)
+      : m_path(std::move(path)), m_data(data), m_size(size), m_fd(fd) {}
   std::string m_path;
   const std::byte* m_data;
   std::size_t m_size;
+  int m_fd;
 };
 
 }  // namespace torchir

@@ -148,6 +148,8 @@ struct Pt2Archive::Impl {
   MemorySource source;
   std::shared_ptr<const void> owner;
   std::shared_ptr<const MappedFile> file;  // when the archive is a file of its own
+  int fileDescriptor = -1;                 // the file the zip's bytes lie in, from fileOffset
+  std::size_t fileOffset = 0;
   unzFile zip = nullptr;
   // Names are views of the central directory in the map, which lives as long as the archive (70k
   // records of a 100k-op program were as many strings made, moved and hashed).
@@ -380,6 +382,7 @@ Pt2Archive::Pt2Archive(const std::string& path) : m_path(path), m_impl(std::make
   m_impl->source = {file->data(), file->size()};
   m_impl->owner = file;
   m_impl->file = file;
+  m_impl->fileDescriptor = file->descriptor();
   m_impl->open(m_path);
 }
 
@@ -388,6 +391,8 @@ Pt2Archive::Pt2Archive(std::shared_ptr<const Storage> bytes)
   if (!bytes || !bytes->data) throw LoadError(m_path, "not a zip archive (too short)");
   m_impl->source = {bytes->data, bytes->nbytes};
   m_impl->owner = bytes;  // keeps the outer map alive through the Storage's own owner
+  m_impl->fileDescriptor = bytes->fileDescriptor;
+  m_impl->fileOffset = bytes->fileOffset;
   m_impl->open(m_path);
 }
 
@@ -465,7 +470,12 @@ std::shared_ptr<const Storage> Pt2Archive::storage(const std::string& record, st
   if (r.method == 0) {
     // Stored: the bytes are in the map already; no CRC pass over (possibly) gigabytes of weights.
     const std::size_t size = r.csize;
-    return std::make_shared<Storage>(Storage{size ? m_impl->source.data + r.offset : nullptr, size, m_impl->owner, origin});
+    auto stored = std::make_shared<Storage>(Storage{size ? m_impl->source.data + r.offset : nullptr, size, m_impl->owner, origin});
+    if (m_impl->fileDescriptor >= 0) {
+      stored->fileDescriptor = m_impl->fileDescriptor;
+      stored->fileOffset = m_impl->fileOffset + r.offset;
+    }
+    return stored;
   }
   auto buffer = std::make_shared<std::vector<std::byte>>(m_impl->read(m_path, record, r, needed));
   const std::byte* data = buffer->empty() ? nullptr : buffer->data();

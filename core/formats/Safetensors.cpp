@@ -86,7 +86,10 @@ TensorMap readSafetensors(const std::string& path, SafetensorsMetadata* metadata
       if (nbytes < t.bytesSpanned())
         throw LoadError(path, "tensor '" + name + "' has " + std::to_string(nbytes) + " bytes, its shape needs " +
                                   std::to_string(t.bytesSpanned()));
-      t.storage = std::make_shared<Storage>(Storage{base + offsets[0], nbytes, owner, path + ":" + name});
+      auto storage = std::make_shared<Storage>(Storage{base + offsets[0], nbytes, owner, path + ":" + name});
+      storage->fileDescriptor = file->descriptor();
+      storage->fileOffset = static_cast<std::size_t>(storage->data - file->data());
+      t.storage = std::move(storage);
       if (nbytes > 0) spans.emplace(offsets[0], std::make_pair(offsets[1], name));
       out.emplace(name, std::move(t));
     } catch (const nlohmann::json::exception&) {

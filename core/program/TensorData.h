@@ -16,6 +16,10 @@ struct Storage {
   std::size_t nbytes = 0;
   std::shared_ptr<const void> owner;
   std::string origin;  // where the bytes come from, e.g. "model.pt2:data/weights/weight_0"
+  /// When the bytes are the mapped pages of a file: a descriptor of it, open while `owner` lives,
+  /// and their offset in it, so another process (the Python worker) maps them instead of a copy.
+  int fileDescriptor = -1;
+  std::size_t fileOffset = 0;
 };
 
 /// A strided view on a storage, torch's model without torch: weights and sample inputs.

@@ -1,6 +1,7 @@
 #pragma once
 // Which Python runs the ops defined in Python, and what it imports: only the user's flags and
 // settings fill this, never a program file.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct PythonHostReport {
   std::vector<std::string> executors;  // the names pytorch-ir executor files registered
   std::vector<std::string> warnings;   // one line each: another torch version than ours
   std::string error;                   // one line: why it cannot serve (no torch, an import failed, ...)
+};
+
+/// The bytes of tensors over the shared arena's size that calls to Python passed since the
+/// process started: copied into shared memory, or named as the pages of a file mapped here (a
+/// weight read from a .pt2 or a safetensors file), which the worker maps without a copy.
+struct PythonCallTraffic {
+  std::size_t copiedBytes = 0;
+  std::size_t fileBytes = 0;
 };
 
 }  // namespace torchir

@@ -31,7 +31,10 @@ Values V are tagged JSON objects: {"t":"none"}, {"t":"bool"|"int"|"float"|"str",
 {"t":"dtype"|"device"|"layout"|"memory_format","v":"name"}, and tensors
 {"t":"tensor","fd":I,"bytes":B,"dtype":D,"shape":[..],"strides":[..],"offset":O}
 where I indexes the message's fds (a memfd of at least B bytes holding the
-storage; -1 when B is 0) and O is the storage offset in elements.  Input
+storage; -1 when B is 0) and O is the storage offset in elements.  A tensor
+with "file_offset":F instead names B bytes at offset F of the file behind fd
+I (a weight the caller mapped from its file, read-only there): it is mapped
+copy-on-write, so an op's writes never reach the file.  Input
 tensors are mapped shared, so in-place ops write straight through to the C++
 side; output tensors are copied, contiguous, into fresh memfds.
 """
@@ -312,6 +315,16 @@ def decode_tensor(v, scratch):
         return arena_view(key, at, nbytes, dtype, shape, strides, offset)
     need(is_int(index) and 0 <= index < len(scratch.fds),
          "tensor fd index %r, but the message has %d fds", index, len(scratch.fds))
+    file_offset = v.get("file_offset")
+    if file_offset is not None:
+        # a weight in a file the caller mapped: its own pages, copied only where the op writes
+        need(is_int(file_offset) and file_offset >= 0 and file_offset % size == 0,
+             "tensor file offset %r is not a non-negative multiple of its element size", file_offset)
+        skip = file_offset % mmap.ALLOCATIONGRANULARITY
+        mm = mmap.mmap(scratch.fds[index], skip + nbytes, access=mmap.ACCESS_COPY,
+                       offset=file_offset - skip, **MMAP_OPTIONS)
+        flat = torch.frombuffer(mm, dtype=torch.uint8, count=nbytes, offset=skip).view(dtype)
+        return flat.as_strided(shape, strides, offset)
     # Shared read/write mapping: in-place ops write through to the C++ side.
     # The storage keeps mm alive, so it is unmapped with the last tensor.
     # The uint8 view first lets any dtype (bool included) reinterpret bytes.

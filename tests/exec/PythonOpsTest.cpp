@@ -169,6 +169,19 @@ class PythonOpsTest : public QObject {
     QCOMPARE(mismatch(*r.session, pyops("py_large", ".outputs.safetensors")), std::string());
   }
 
+  void aWeightGoesToPythonAsItsFilesPages() {
+    // the worker maps the .pt2's own bytes of the 256 KiB weight (a descriptor and an offset), not a copy
+    atenBackend().setPythonHost(withModule());
+    const Program p = loadProgram(pyops("py_weight", ".pt2"));
+    const PythonCallTraffic before = atenBackend().pythonCallTraffic();
+    const SessionRun r = runProgram(p, pyops("py_weight", ".inputs.safetensors"));
+    QVERIFY2(r.outcome.reason == StopReason::Finished, r.outcome.diagnosis.message.c_str());
+    QCOMPARE(mismatch(*r.session, pyops("py_weight", ".outputs.safetensors")), std::string());
+    const PythonCallTraffic after = atenBackend().pythonCallTraffic();
+    QCOMPARE(after.fileBytes - before.fileBytes, std::size_t{256 * 256 * 4});
+    QCOMPARE(after.copiedBytes - before.copiedBytes, std::size_t{0});
+  }
+
   void aWorkerKilledWhileIdleIsReplacedAtTheNextCall() {
     atenBackend().setPythonHost(withModule());
     const Program p = loadProgram(pyops("py_scale", ".pt2"));
