@@ -858,6 +858,24 @@ class TestStudioEndToEnd : public QObject {
     QVERIFY2(codeAndValue.match(code).hasMatch(), qPrintable(code));
     QVERIFY2(stats.contains(QStringLiteral("per channel along dim 0 (16 scales)")), qPrintable(stats));
 
+    // the run again: a weight's dequantize is reused, not computed, and says so in the table and
+    // the arguments panel; its output is the first run's
+    const auto dequantize = program.findNode("dequantize_per_channel");
+    QVERIFY(dequantize);
+    const QString firstRun = table->model()->index(*dequantize, output).data().toString();
+    const int time = columnNamed(table->model(), QStringLiteral("time (µs)"));
+    QVERIFY(table->model()->index(*dequantize, time).data().toString() != QStringLiteral("cached"));
+    window.findChild<QAction*>(QStringLiteral("actionReset"))->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Ready, kTimeoutMs);
+    QTest::keyClick(&window, Qt::Key_F5);
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(table->model()->index(*dequantize, time).data().toString(), QStringLiteral("cached"), kTimeoutMs);
+    QCOMPARE(table->model()->index(*dequantize, output).data().toString(), firstRun);
+    QVERIFY(table->model()->index(*quantize, time).data().toString() != QStringLiteral("cached"));  // reads the input
+    table->selectRow(*dequantize);  // folded into its conv's box on the graph: picked in the table
+    auto* status = window.findChild<QLabel*>(QStringLiteral("nodeStatus"));
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("cached")), kTimeoutMs);
+
     window.findChild<QAction*>(QStringLiteral("showQuantizationNodesAction"))->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(graph->scene()->boxForNode(*quantize) != nullptr, kTimeoutMs);
   }
