@@ -1,6 +1,7 @@
 #include "AtenSession.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 
@@ -70,8 +71,11 @@ class AtenSession final : public Session {
                                 [this] { return m_trace; });
     };
     for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, options.floatingAs));
+    // A subgraph's results go to the node around it, which may write them in place; a device's
+    // memory is not what the bound counts: neither keeps results.
+    m_keepsConstants = !m_outerCancelled && m_device.is_cpu();
     m_constant = constantNodes(p, m_kernels, {});
-    m_constantResults.setBound(m_options.weightCacheBytes ? m_options.weightCacheBytes : usableMemory() / 4);
+    m_constantResults.setBound(constantResultsBound());
     for (const auto& s : p.inputs)
       if (s.kind == InputKind::UserInput) m_userInputs.push_back(s.value);
     reset();
@@ -304,6 +308,14 @@ class AtenSession final : public Session {
   void setMemoryBudget(std::size_t bytes) override {
     if (m_suspended) m_suspended->budget = bytes;
     else m_budget.setLimit(bytes);
+    m_constantResults.setBound(constantResultsBound());
+  }
+
+  /// The weight cache's bound, and no more than a quarter of the run's memory budget: results
+  /// kept stay held while the budget releases the run's values.
+  std::size_t constantResultsBound() const {
+    const std::size_t weights = m_options.weightCacheBytes ? m_options.weightCacheBytes : usableMemory() / 4;
+    return std::min(weights, (m_suspended ? m_suspended->budget : m_budget.limit()) / 4);
   }
   bool released(ValueId value) const override { return m_budget.released(value); }
   void setStopConditions(const StopConditions& c) override { (m_suspended ? m_suspended->stops : m_stops) = c; }
@@ -714,7 +726,13 @@ class AtenSession final : public Session {
   /// A node made of the program's constants alone, whose results an earlier run kept: they go
   /// into the frame and its arguments into the record, and the op is not called.
   bool reuseConstantResults(NodeId id, NodeKernel& k, torch::jit::Stack& stack, NodeRun& run) {
-    if (!m_constant[static_cast<std::size_t>(id)]) return false;
+    if (!m_keepsConstants || !m_constant[static_cast<std::size_t>(id)]) return false;
+    // a reduction's bits depend on the thread count: results of another are made again
+    if (const int threads = at::get_num_threads(); threads != m_constantThreads) {
+      m_constantResults.clear();
+      m_constantThreads = threads;
+      return false;
+    }
     const std::vector<c10::IValue>* kept = m_constantResults.find(id);
     if (!kept) return false;
     k.gather(m_values, stack, run);
@@ -726,7 +744,11 @@ class AtenSession final : public Session {
   }
 
   void keepConstantResults(NodeId id) {
-    if (!m_constant[static_cast<std::size_t>(id)]) return;
+    if (!m_keepsConstants || !m_constant[static_cast<std::size_t>(id)]) return;
+    if (const int threads = at::get_num_threads(); threads != m_constantThreads) {
+      m_constantResults.clear();
+      m_constantThreads = threads;
+    }
     std::vector<c10::IValue> results;
     for (ValueId v : m_p.nodes[static_cast<std::size_t>(id)].outputs) results.push_back(m_values[static_cast<std::size_t>(v)]);
     m_constantResults.keep(id, std::move(results));
@@ -913,6 +935,8 @@ class AtenSession final : public Session {
   std::vector<std::vector<ValueId>> m_lazyReads;         // per node: the cached weights it reads
   std::vector<bool> m_constant;                          // per node: made of the program's constants alone
   ConstantResults m_constantResults;                     // their results, computed once
+  bool m_keepsConstants = false;                         // the top session on the CPU keeps them
+  int m_constantThreads = 0;                             // the thread count they were computed at
   FrameValues m_values;
   torch::jit::Stack m_stack;  // the boxed call's stack, reused by every node
   std::vector<NodeRun> m_runs;

@@ -43,15 +43,31 @@ std::size_t bytesOf(const c10::IValue& v) {
 
 std::vector<bool> constantNodes(const Program& p, const std::vector<std::unique_ptr<NodeKernel>>& kernels,
                                 const std::set<NodeId>& patched) {
-  // A value some call may write changes within a run: neither it nor what is made from it is a
-  // constant. A call that does not say what it writes may write whatever it is given.
-  std::vector<bool> written(p.values.size(), false);
+  // Values that may share memory (a view and what it views, a call's result and the argument it
+  // returns) form one class: a write to one is a write to every other.
+  std::vector<std::size_t> classOf(p.values.size());
+  for (std::size_t v = 0; v < classOf.size(); ++v) classOf[v] = v;
+  auto root = [&](std::size_t v) {
+    while (classOf[v] != v) v = classOf[v] = classOf[classOf[v]];
+    return v;
+  };
+  for (const Node& n : p.nodes) {
+    const NodeKernel& k = *kernels.at(static_cast<std::size_t>(n.id));
+    if (!k.doesWork() || !k.outputsMayAlias()) continue;
+    for (ValueId out : n.outputs)
+      for (ValueId in : valuesNamedBy(n))
+        if (valid(p, out) && valid(p, in)) classOf[root(static_cast<std::size_t>(out))] = root(static_cast<std::size_t>(in));
+  }
+  // A class some call may write changes within a run: none of its values, nor what is made from
+  // them, is a constant. A call that does not say what it writes may write whatever it is given.
+  std::vector<bool> writtenClass(p.values.size(), false);
   for (const Node& n : p.nodes) {
     const NodeKernel& k = *kernels.at(static_cast<std::size_t>(n.id));
     if (!k.doesWork() || (k.declaresItsWrites() && k.writtenArguments().empty())) continue;
     for (ValueId v : valuesNamedBy(n))
-      if (valid(p, v)) written[static_cast<std::size_t>(v)] = true;
+      if (valid(p, v)) writtenClass[root(static_cast<std::size_t>(v))] = true;
   }
+  auto written = [&](ValueId v) { return writtenClass[root(static_cast<std::size_t>(v))]; };
   std::vector<bool> constantValue = constantInputs(p);
   std::vector<bool> constant(p.nodes.size(), false);
   for (const Node& n : p.nodes) {  // in graph order: a node's inputs are made before it
@@ -59,10 +75,9 @@ std::vector<bool> constantNodes(const Program& p, const std::vector<std::unique_
     if (!k.doesWork() || !k.pure() || patched.count(n.id) || n.outputs.empty()) continue;
     bool fromConstants = true;
     for (ValueId v : valuesNamedBy(n))
-      fromConstants = fromConstants && (v < 0 || (valid(p, v) && constantValue[static_cast<std::size_t>(v)] &&
-                                                  !written[static_cast<std::size_t>(v)]));
+      fromConstants = fromConstants && (v < 0 || (valid(p, v) && constantValue[static_cast<std::size_t>(v)] && !written(v)));
     bool unwritten = true;
-    for (ValueId v : n.outputs) unwritten = unwritten && valid(p, v) && !written[static_cast<std::size_t>(v)];
+    for (ValueId v : n.outputs) unwritten = unwritten && valid(p, v) && !written(v);
     if (!fromConstants || !unwritten) continue;
     constant[static_cast<std::size_t>(n.id)] = true;
     for (ValueId v : n.outputs) constantValue[static_cast<std::size_t>(v)] = true;
@@ -84,6 +99,15 @@ void ConstantResults::keep(NodeId node, std::vector<c10::IValue> results) {
   m_recent.push_front(node);
   m_entries[node] = Entry{std::move(results), bytes, m_recent.begin()};
   m_held += bytes;
+  letGoPastTheBound();
+}
+
+void ConstantResults::setBound(std::size_t bytes) {
+  m_bound = bytes;
+  letGoPastTheBound();
+}
+
+void ConstantResults::letGoPastTheBound() {
   while (m_held > m_bound && !m_recent.empty()) {
     const auto it = m_entries.find(m_recent.back());
     m_held -= it->second.bytes;

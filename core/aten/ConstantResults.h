@@ -19,14 +19,16 @@ class NodeKernel;
 
 /// Per node of `p`: whether its results depend on the program's constants alone (parameters,
 /// lifted tensor constants, buffers the program never writes, and results of such nodes), through
-/// a pure call (NodeKernel::pure), and no later call may write them. `patched` nodes (edit and
-/// continue) never are: a change may take a value of the run.
+/// a pure call (NodeKernel::pure), and no call may write them or anything that shares their memory
+/// (a view of them, or what they view). `patched` nodes (edit and continue) never are: a change
+/// may take a value of the run.
 std::vector<bool> constantNodes(const Program& p, const std::vector<std::unique_ptr<NodeKernel>>& kernels,
                                 const std::set<NodeId>& patched);
 
 class ConstantResults {
  public:
-  void setBound(std::size_t bytes) { m_bound = bytes; }
+  /// The most bytes of results kept; what passes it is let go, least recently used first.
+  void setBound(std::size_t bytes);
   /// The results kept for `node`, in the node's output order, now the most recently used;
   /// nullptr when none are kept.
   const std::vector<c10::IValue>* find(NodeId node);
@@ -37,6 +39,7 @@ class ConstantResults {
   std::size_t heldBytes() const { return m_held; }
 
  private:
+  void letGoPastTheBound();
   struct Entry {
     std::vector<c10::IValue> results;
     std::size_t bytes = 0;

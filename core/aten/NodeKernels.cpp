@@ -169,6 +169,12 @@ class DispatcherKernel final : public PlannedKernel {
       if (name.find(effect) != std::string::npos) return false;
     return true;
   }
+  bool outputsMayAlias() const override {
+    if (m_python) return true;
+    for (const c10::Argument& r : m_op.schema().returns())
+      if (r.alias_info()) return true;
+    return false;
+  }
   void gather(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const override {
     push(frame, stack, run);
     stack.clear();
@@ -340,6 +346,7 @@ class ExportDtypeKernel final : public NodeKernel {
   std::vector<std::size_t> writtenArguments() const override { return m_inner->writtenArguments(); }
   bool declaresItsWrites() const override { return m_inner->declaresItsWrites(); }
   bool pure() const override { return m_inner->pure(); }
+  bool outputsMayAlias() const override { return m_inner->outputsMayAlias(); }
   void gather(FrameValues& frame, torch::jit::Stack& stack, NodeRun& run) const override {
     withRecordedDtypes(frame, [&] { m_inner->gather(frame, stack, run); });
   }

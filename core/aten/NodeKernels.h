@@ -52,6 +52,9 @@ class NodeKernel {
   /// Python, no body, no check or print for its own sake. A call whose every argument is a
   /// constant of the program may then be made once per session (constantNodes).
   virtual bool pure() const { return false; }
+  /// Whether an output may share memory with an argument (a view: `Tensor(a)` in the schema), so
+  /// a write to one is a write to the other. True unless the schema says otherwise.
+  virtual bool outputsMayAlias() const { return true; }
   /// Puts the call's arguments into `run` as run() would, without calling the op: the record of
   /// a node whose results are reused shows the arguments it was called with. The frame is as it
   /// was when it returns.

@@ -251,7 +251,7 @@ Tensor quantizePerTensorImpl(const Tensor& input, const at::Scalar& scale, const
   // `1.0 / scale` on Python numbers: a double, and ZeroDivisionError for 0
   TORCH_CHECK(scale.toDouble() != 0.0, "float division by zero");
   const double inv_scale = 1.0 / scale.toDouble();
-  if (!zero_point.isFloatingPoint() && !quant_min.isFloatingPoint() && !quant_max.isFloatingPoint())
+  if (zero_point.isIntegral(/*includeBool=*/true) && quant_min.isIntegral(true) && quant_max.isIntegral(true))
     if (auto fast = quantizeInOnePass(in, inv_scale, zero_point.toLong(), quant_min.toLong(), quant_max.toLong(), dtype))
       return *fast;
   // zero point added after rounding, as the Python does
@@ -288,7 +288,7 @@ Tensor dequantizePerTensorImpl(const Tensor& input, const at::Scalar& scale, con
               pyDtype(input.scalar_type()));
   const ScalarType out = out_dtype.value_or(ScalarType::Float);
   TORCH_CHECK_VALUE(qvalueBounds(dtype).has_value(), "Unsupported dtype in dequantize_per_tensor: ", pyDtype(dtype));
-  if (out == ScalarType::Float && scale.isFloatingPoint() && !zero_point.isFloatingPoint() && !zero_point.isBoolean())
+  if (out == ScalarType::Float && scale.isFloatingPoint() && zero_point.isIntegral(/*includeBool=*/false))
     if (auto fast = dequantizeInOnePass(input, scale.toDouble(), zero_point.toLong())) return *fast;
   // converted first, then the zero point subtracted, then scaled (a Python float scale: a double Scalar)
   return (input.to(out) - zero_point) * scale;

@@ -283,9 +283,8 @@ def int_list(x, what):
 
 def decode_tensor(v, scratch):
     key = arena_key(v)
-    view = ARENA_VIEWS.get(key) if key is not None else None
-    # a view an op changed in place (x.t_(), x.resize_()) is made again
-    if view is not None and view.shape == key[3] and view.stride() == key[4]:
+    view = arena_view(key) if key is not None else None
+    if view is not None:
         return view
     dtype = torch_constant(v.get("dtype"), torch.dtype, "dtype")
     shape = int_list(v.get("shape"), "shape")
@@ -312,7 +311,10 @@ def decode_tensor(v, scratch):
     if at is not None:
         need(ARENA is not None and is_int(at) and at >= 0 and at % size == 0 and at + nbytes <= ARENA.numel(),
              "tensor arena offset %r is outside the arena", at)
-        return arena_view(key, at, nbytes, dtype, shape, strides, offset)
+        if key is not None:
+            return keep_arena_view(key, at, nbytes, dtype)
+        # storage offsets count from the arena's start
+        return ARENA[at:at + nbytes].view(dtype).as_strided(shape, strides, at // size + offset)
     need(is_int(index) and 0 <= index < len(scratch.fds),
          "tensor fd index %r, but the message has %d fds", index, len(scratch.fds))
     file_offset = v.get("file_offset")
@@ -333,10 +335,11 @@ def decode_tensor(v, scratch):
     return flat.as_strided(shape, strides, offset)
 
 
-# Views of the arena by the message's words for them, each checked once: a program's calls put
-# tensors of the same shapes at the same places call after call, and checking a tensor's words and
-# making its view cost more than the op's own call of a small op. A view holds no bytes of its own
-# (in-place ops write through to the arena, as a new view's would).
+# The arena's bytes for a tensor, by the message's words for it, each checked once: a program's
+# calls put tensors of the same shapes at the same places call after call, and checking a tensor's
+# words costs more than a small op's own call. What is kept is a flat view of the bytes at the
+# dtype, never handed to an op; each call gets a view of its own on it, so what an op does to the
+# tensor object (x.t_(), x.set_(), an attribute) stays with that call.
 ARENA_VIEWS = {}
 ARENA_VIEWS_MAX = 1024
 
@@ -355,15 +358,22 @@ def arena_key(v):
     return key
 
 
-def arena_view(key, at, nbytes, dtype, shape, strides, offset):
-    """The view of the arena's bytes [at, at + nbytes) that `key` names, its words checked."""
+def arena_view(key):
+    """A new view on the checked bytes `key` names, or None when they were not checked yet."""
+    flat = ARENA_VIEWS.get(key)
+    if flat is None:
+        return None
+    at, _, _, shape, strides, offset = key
     # storage offsets count from the arena's start
-    view = ARENA[at:at + nbytes].view(dtype).as_strided(shape, strides, at // element_size(dtype) + offset)
-    if key is not None:
-        if len(ARENA_VIEWS) >= ARENA_VIEWS_MAX:
-            ARENA_VIEWS.clear()
-        ARENA_VIEWS[key] = view
-    return view
+    return flat.as_strided(shape, strides, at // flat.element_size() + offset)
+
+
+def keep_arena_view(key, at, nbytes, dtype):
+    """Checks in the arena's bytes [at, at + nbytes) at `dtype` under `key`; returns a view of them."""
+    if len(ARENA_VIEWS) >= ARENA_VIEWS_MAX:
+        ARENA_VIEWS.clear()
+    ARENA_VIEWS[key] = ARENA[at:at + nbytes].view(dtype)
+    return arena_view(key)
 
 
 # ---------------------------------------------------------------- values out
@@ -443,9 +453,9 @@ def encode_tensor(t, scratch):
         name = dtype_name(t.dtype)
         shape, strides = tuple(t.shape), t.stride()
         key = (at, nbytes, name, shape, strides, 0)
-        view = ARENA_VIEWS.get(key)
-        if view is None or view.shape != shape or view.stride() != strides:
-            view = arena_view(key, at, nbytes, t.dtype, shape, strides, 0)
+        view = arena_view(key)
+        if view is None:
+            view = keep_arena_view(key, at, nbytes, t.dtype)
         view.copy_(t)
         scratch.arena_next = at + nbytes
         return {"t": "tensor", "arena": at, "bytes": nbytes, "dtype": name,

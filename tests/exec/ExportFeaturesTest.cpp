@@ -113,6 +113,40 @@ class ExportFeaturesTest : public QObject {
     QVERIFY2(problem.empty(), problem.c_str());
   }
 
+  // A session runs again as a new one would: the example's inputs, then the row's (the example's
+  // again, or a variant's), in one session, each to eager's outputs. What a session keeps from a
+  // run to the next (a constant node's results) must not carry what the first run wrote.
+  void aSecondRunIsEagersToo_data() { addProgramRows(true); }
+  void aSecondRunIsEagersToo() {
+    QFETCH(QString, family);
+    QFETCH(QString, name);
+    QFETCH(QString, variant);
+    QFETCH(QString, notExported);
+    QFETCH(bool, tensorInputs);
+    QFETCH(QString, eagerError);
+    if (!notExported.isEmpty()) QSKIP(qPrintable("torch does not export it: " + notExported));
+    if (!tensorInputs) QSKIP("a user input is not a tensor: no inputs file holds it yet");
+    if (!eagerError.isEmpty()) QSKIP(qPrintable("ep.module() fails on the example itself: " + eagerError));
+    const std::string n = name.toStdString(), inputs = variant.isEmpty() ? "" : "." + variant.toStdString();
+    std::string problem;
+    try {
+      const Program program = loadProgram(programFile(family, n, ".pt2"));
+      auto session = atenBackend().createSession(program);
+      for (const std::string& run : {std::string(), inputs}) {
+        if (const Diagnosis in = session->setInputs(inputsOf(programFile(family, n, run + ".inputs.safetensors"))); !in.ok())
+          problem = "inputs refused: " + in.message;
+        else if (const StepOutcome end = session->run(); end.reason != StopReason::Finished)
+          problem = "stopped at node '" + end.diagnosis.nodeName + "': " + end.diagnosis.message;
+        else
+          problem = outputsMismatch(*session, programFile(family, n, run + ".outputs.safetensors"));
+        if (!problem.empty()) break;
+      }
+    } catch (const std::exception& e) {
+      problem = std::string("not run: ") + e.what();
+    }
+    QVERIFY2(problem.empty(), problem.c_str());
+  }
+
   // A runtime assertion the export recorded that does not hold (constrain_as_value_example checks
   // x.item() <= 5) is a diagnosis at its node: the expression in torch's words, and the value the
   // test was made of with the node that made it.
