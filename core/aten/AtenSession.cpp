@@ -723,16 +723,21 @@ class AtenSession final : public Session {
     }
   }
 
-  /// A node made of the program's constants alone, whose results an earlier run kept: they go
-  /// into the frame and its arguments into the record, and the op is not called.
-  bool reuseConstantResults(NodeId id, NodeKernel& k, torch::jit::Stack& stack, NodeRun& run) {
+  /// Whether node `id`'s results are kept from run to run. A reduction's bits depend on the
+  /// thread count: results kept at another are let go first.
+  bool keepsConstantResults(NodeId id) {
     if (!m_keepsConstants || !m_constant[static_cast<std::size_t>(id)]) return false;
-    // a reduction's bits depend on the thread count: results of another are made again
     if (const int threads = at::get_num_threads(); threads != m_constantThreads) {
       m_constantResults.clear();
       m_constantThreads = threads;
-      return false;
     }
+    return true;
+  }
+
+  /// A node made of the program's constants alone, whose results an earlier run kept: they go
+  /// into the frame and its arguments into the record, and the op is not called.
+  bool reuseConstantResults(NodeId id, NodeKernel& k, torch::jit::Stack& stack, NodeRun& run) {
+    if (!keepsConstantResults(id)) return false;
     const std::vector<c10::IValue>* kept = m_constantResults.find(id);
     if (!kept) return false;
     k.gather(m_values, stack, run);
@@ -744,11 +749,7 @@ class AtenSession final : public Session {
   }
 
   void keepConstantResults(NodeId id) {
-    if (!m_keepsConstants || !m_constant[static_cast<std::size_t>(id)]) return;
-    if (const int threads = at::get_num_threads(); threads != m_constantThreads) {
-      m_constantResults.clear();
-      m_constantThreads = threads;
-    }
+    if (!keepsConstantResults(id)) return;
     std::vector<c10::IValue> results;
     for (ValueId v : m_p.nodes[static_cast<std::size_t>(id)].outputs) results.push_back(m_values[static_cast<std::size_t>(v)]);
     m_constantResults.keep(id, std::move(results));

@@ -48,6 +48,36 @@ void addProgramRows(bool perInput) {
   }
 }
 
+/// The row's program and its inputs' suffix ("" or ".VARIANT"); false (the row skipped) for a
+/// program torch did not export, one whose inputs no file holds, or one eager fails on.
+bool fetchRunnableRow(std::string& program, std::string& inputs) {
+  QFETCH(QString, name);
+  QFETCH(QString, variant);
+  QFETCH(QString, notExported);
+  QFETCH(bool, tensorInputs);
+  QFETCH(QString, eagerError);
+  const auto skip = [](const QString& why) {
+    QTest::qSkip(qPrintable(why), __FILE__, __LINE__);
+    return false;
+  };
+  if (!notExported.isEmpty()) return skip("torch does not export it: " + notExported);
+  if (!tensorInputs) return skip(QStringLiteral("a user input is not a tensor: no inputs file holds it yet"));
+  if (!eagerError.isEmpty()) return skip("ep.module() fails on the example itself: " + eagerError);
+  program = name.toStdString();
+  inputs = variant.isEmpty() ? "" : "." + variant.toStdString();
+  return true;
+}
+
+/// Runs `session` on the inputs NAME`inputs`.inputs.safetensors to the end: why it did not give
+/// eager's outputs (NAME`inputs`.outputs.safetensors), or "".
+std::string runToEagers(Session& session, const QString& family, const std::string& name, const std::string& inputs) {
+  if (const Diagnosis in = session.setInputs(inputsOf(programFile(family, name, inputs + ".inputs.safetensors"))); !in.ok())
+    return "inputs refused: " + in.message;
+  if (const StepOutcome end = session.run(); end.reason != StopReason::Finished)
+    return "stopped at node '" + end.diagnosis.nodeName + "': " + end.diagnosis.message;
+  return outputsMismatch(session, programFile(family, name, inputs + ".outputs.safetensors"));
+}
+
 /// A 0-d int64 tensor holding `value`, as `torch.tensor(value)` makes one.
 TensorData int64Scalar(int64_t value) {
   auto bytes = std::make_shared<std::vector<std::byte>>(sizeof value);
@@ -87,26 +117,14 @@ class ExportFeaturesTest : public QObject {
 
   void runIsEagers_data() { addProgramRows(true); }
   void runIsEagers() {
+    std::string program, inputs;
+    if (!fetchRunnableRow(program, inputs)) return;
     QFETCH(QString, family);
-    QFETCH(QString, name);
-    QFETCH(QString, variant);
-    QFETCH(QString, notExported);
-    QFETCH(bool, tensorInputs);
-    QFETCH(QString, eagerError);
-    if (!notExported.isEmpty()) QSKIP(qPrintable("torch does not export it: " + notExported));
-    if (!tensorInputs) QSKIP("a user input is not a tensor: no inputs file holds it yet");
-    if (!eagerError.isEmpty()) QSKIP(qPrintable("ep.module() fails on the example itself: " + eagerError));
-    const std::string n = name.toStdString(), inputs = variant.isEmpty() ? "" : "." + variant.toStdString();
     std::string problem;
     try {
-      const Program program = loadProgram(programFile(family, n, ".pt2"));
-      auto session = atenBackend().createSession(program);
-      if (const Diagnosis in = session->setInputs(inputsOf(programFile(family, n, inputs + ".inputs.safetensors"))); !in.ok())
-        problem = "inputs refused: " + in.message;
-      else if (const StepOutcome end = session->run(); end.reason != StopReason::Finished)
-        problem = "stopped at node '" + end.diagnosis.nodeName + "': " + end.diagnosis.message;
-      else
-        problem = outputsMismatch(*session, programFile(family, n, inputs + ".outputs.safetensors"));
+      const Program loaded = loadProgram(programFile(family, program, ".pt2"));
+      auto session = atenBackend().createSession(loaded);
+      problem = runToEagers(*session, family, program, inputs);
     } catch (const std::exception& e) {
       problem = std::string("not run: ") + e.what();
     }
@@ -118,29 +136,15 @@ class ExportFeaturesTest : public QObject {
   // run to the next (a constant node's results) must not carry what the first run wrote.
   void aSecondRunIsEagersToo_data() { addProgramRows(true); }
   void aSecondRunIsEagersToo() {
+    std::string program, inputs;
+    if (!fetchRunnableRow(program, inputs)) return;
     QFETCH(QString, family);
-    QFETCH(QString, name);
-    QFETCH(QString, variant);
-    QFETCH(QString, notExported);
-    QFETCH(bool, tensorInputs);
-    QFETCH(QString, eagerError);
-    if (!notExported.isEmpty()) QSKIP(qPrintable("torch does not export it: " + notExported));
-    if (!tensorInputs) QSKIP("a user input is not a tensor: no inputs file holds it yet");
-    if (!eagerError.isEmpty()) QSKIP(qPrintable("ep.module() fails on the example itself: " + eagerError));
-    const std::string n = name.toStdString(), inputs = variant.isEmpty() ? "" : "." + variant.toStdString();
     std::string problem;
     try {
-      const Program program = loadProgram(programFile(family, n, ".pt2"));
-      auto session = atenBackend().createSession(program);
-      for (const std::string& run : {std::string(), inputs}) {
-        if (const Diagnosis in = session->setInputs(inputsOf(programFile(family, n, run + ".inputs.safetensors"))); !in.ok())
-          problem = "inputs refused: " + in.message;
-        else if (const StepOutcome end = session->run(); end.reason != StopReason::Finished)
-          problem = "stopped at node '" + end.diagnosis.nodeName + "': " + end.diagnosis.message;
-        else
-          problem = outputsMismatch(*session, programFile(family, n, run + ".outputs.safetensors"));
-        if (!problem.empty()) break;
-      }
+      const Program loaded = loadProgram(programFile(family, program, ".pt2"));
+      auto session = atenBackend().createSession(loaded);
+      problem = runToEagers(*session, family, program, "");
+      if (problem.empty()) problem = runToEagers(*session, family, program, inputs);
     } catch (const std::exception& e) {
       problem = std::string("not run: ") + e.what();
     }

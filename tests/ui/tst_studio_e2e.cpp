@@ -874,7 +874,9 @@ class TestStudioEndToEnd : public QObject {
     QVERIFY(table->model()->index(*quantize, time).data().toString() != QStringLiteral("cached"));  // reads the input
     table->selectRow(*dequantize);  // folded into its conv's box on the graph: picked in the table
     auto* status = window.findChild<QLabel*>(QStringLiteral("nodeStatus"));
-    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("cached")), kTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("cached"), kTimeoutMs);
+    QVERIFY2(status->toolTip().contains(QStringLiteral("constant of the program")), qPrintable(status->toolTip()));
+    saveScreenshot(window, QStringLiteral("quantized_cnn_cached.png"));
 
     window.findChild<QAction*>(QStringLiteral("showQuantizationNodesAction"))->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(graph->scene()->boxForNode(*quantize) != nullptr, kTimeoutMs);

@@ -66,10 +66,14 @@ void ArgumentsPanel::showNode(const torchir::Program& program, torchir::NodeId n
   m_nodeName = QString::fromStdString(n.name);
   m_title->setText(QStringLiteral("<b>%1</b> &nbsp;%2")
                        .arg(m_nodeName.toHtmlEscaped(), QString::fromStdString(n.target).toHtmlEscaped()));
+  m_status->setToolTip(QString());
   if (record) {
-    m_status->setText(record->cached ? QStringLiteral("cached: every input is a constant of the program; computed at an "
-                                                      "earlier run, the same bits")
+    // the header's corner has room for a few words: the reason is the tooltip
+    m_status->setText(record->cached ? QStringLiteral("cached")
                                      : QStringLiteral("ran in %1 µs").arg(QString::number(record->microseconds, 'f', 1)));
+    if (record->cached)
+      m_status->setToolTip(QStringLiteral("Every input is a constant of the program: computed at an earlier run of "
+                                          "this session and reused, the same bits"));
     m_status->setStyleSheet(QString());
   } else if (failed) {
     m_status->setText(QStringLiteral("failed"));
