@@ -5,19 +5,23 @@ during a run.
 
 Usage: python studio_speed.py BUILD_DIR BIG.pt2 STEP.pt2 [STEPS] [REPEATS]
 Launch time is measured from before the process is spawned to the "first_view" line, so it
-includes process start-up and library loading. Each number is the median over REPEATS launches.
+includes process start-up and library loading. Launches alternate cold and warm: a cold one has an
+empty cache folder (XDG_CACHE_HOME), so BIG's graph is read from its JSON and its program cache
+entry written; the warm one after it opens BIG from that entry. Each number is printed as the
+median, best and worst over REPEATS launches of each kind.
 """
 
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def one_launch(build, big, small, steps, display):
+def one_launch(build, big, small, steps, display, cache):
     cmd = [f"{build}/bench/studio_timing", big, small, str(steps)]
-    env = dict(os.environ, QT_QPA_PLATFORM="xcb", DISPLAY=display)
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb", DISPLAY=display, XDG_CACHE_HOME=cache)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     values = {}
@@ -40,13 +44,20 @@ def main():
     xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
                             stderr=subprocess.DEVNULL)
     time.sleep(1.5)
+    runs = {"cold": [], "warm": []}
     try:
-        runs = [one_launch(build, big, small, steps, display) for _ in range(repeats)]
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as cache:
+                for kind in ("cold", "warm"):
+                    runs[kind].append(one_launch(build, big, small, steps, display, cache))
     finally:
         xvfb.terminate()
-    for key in runs[0]:
-        vals = [r[key] for r in runs]
-        print(f"{key:22s} median {statistics.median(vals):8.1f} ms   runs {', '.join(f'{v:.1f}' for v in vals)}")
+    for kind, kind_runs in runs.items():
+        print(f"{kind} launches ({'no cache entry' if kind == 'cold' else 'the cold launch left its entry'}):")
+        for key in kind_runs[0]:
+            vals = [r[key] for r in kind_runs]
+            print(f"  {key:22s} median {statistics.median(vals):8.1f}  best {min(vals):8.1f}  worst {max(vals):8.1f} ms"
+                  f"   runs {', '.join(f'{v:.1f}' for v in vals)}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 APT_PACKAGES=(g++ cmake ninja-build ccache pkg-config qt6-base-dev qt6-base-dev-tools libqt6svg6-dev
-  libgl-dev libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libsimdjson-dev libminizip-dev libdeflate-dev libflatbuffers-dev flatbuffers-compiler xvfb xauth librsvg2-bin python3-venv
+  libgl-dev libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libsimdjson-dev libminizip-dev libdeflate-dev libxxhash-dev libflatbuffers-dev flatbuffers-compiler xvfb xauth librsvg2-bin python3-venv
   clang libclang-rt-14-dev
   fonts-dejavu-core)
 

@@ -15,9 +15,10 @@ cmake --build "$build" >/dev/null
 cache=${TORCHIR_CACHE:-$HOME/.cache/torchir}/fuzz
 mkdir -p "$cache/artifacts"
 [ -f "$cache/.seeded" ] && [ -d "$cache/device_pairing" ] || { python3 "$root/tests/fuzz/seed_corpora.py" "$fixtures" "$cache" >/dev/null && touch "$cache/.seeded"; }
+[ -d "$cache/program_cache" ] || "$build/tests/fuzz/make_program_cache_seeds" "$cache/model_json" "$cache/program_cache"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(zip_archive pt2 model_json tensor_config ir_json safetensors unpickler state_dict
-                                     inputs_file symbol_expr capture host_reply pte etdump etrecord device_pairing)
+                                     inputs_file symbol_expr capture host_reply pte etdump etrecord device_pairing program_cache)
 for t in "${targets[@]}"; do
   log="$cache/$t.log"
   start=$(date +%s)

@@ -42,7 +42,7 @@ Program load(const std::string& path, const LoadOptions& options, bool followPte
   }
   const LargeProgramAllocation tuned;
   Program program;
-  if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path);
+  if (magic[0] == 'P' && magic[1] == 'K') program = readPt2(path, options.cache);
   else if (magic[0] == '{' || magic[0] == ' ' || magic[0] == '\n') program = readIrJson(path);
   else throw LoadError(path, "neither a .pt2 archive nor an IR JSON file");
   buildModuleTree(program);

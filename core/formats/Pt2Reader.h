@@ -9,8 +9,13 @@ namespace torchir {
 /// (memory-mapped, shared storages kept shared) and the layout it was written in
 /// (`program.source.layout`): "pt2-archive" (torch >= 2.9), "pt2-archive (pickled weights, torch 2.8)"
 /// or "flat zip (torch 2.6/2.7)"; the older two best-effort.
+/// With a cache, the graph of a `models/model.json` is looked up there first (ProgramCache).
 /// Throws LoadError with one line naming the file and the problem.
-Program readPt2(const std::string& path);
+class ProgramCache;
+Program readPt2(const std::string& path, ProgramCache* cache = nullptr);
+
+/// The model name of a program whose JSON names none: its file's name up to the first dot.
+std::string modelNameOfPath(const std::string& path);
 
 class Pt2Archive;
 /// The records of one `torch.export` SerializedArtifact stored in a zip: the program's JSON and

@@ -16,6 +16,7 @@ AsyncProgramLoader::AsyncProgramLoader(QObject* parent)
   connect(&m_thread, &QThread::started, m_worker, [] { torchir::lowerThisThreadPriority(); });
   connect(m_worker, &LoadWorker::loaded, this, &AsyncProgramLoader::onWorkerLoaded);
   connect(m_worker, &LoadWorker::failed, this, &AsyncProgramLoader::onWorkerFailed);
+  connect(m_worker, &LoadWorker::cacheNoted, this, &AsyncProgramLoader::cacheNoted);
   m_thread.setObjectName(QStringLiteral("torchir-loader"));
   m_thread.start();
 }

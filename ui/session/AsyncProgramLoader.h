@@ -30,6 +30,8 @@ class AsyncProgramLoader : public QObject {
   void started(const QString& path);
   void loaded(torchir::ui::LoadedProgramPtr program);
   void failed(const QString& path, const QString& problem);
+  /// A program cache entry that was ignored or could not be written, in one line.
+  void cacheNoted(const QString& note);
 
  private:
   void onWorkerLoaded(quint64 requestId, const torchir::ui::LoadedProgramPtr& program);

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QTimer>
 #include <exception>
 #include <optional>
 #include <utility>
@@ -35,8 +36,24 @@ void frameByDevice(LoadedProgram& loaded) {
 
 }  // namespace
 
+/// How long after a program reaches the window its cache entry is written: after its first view,
+/// whose layout and painting would otherwise share the two cores with the encoding.
+constexpr int kStoreDelayMs = 1000;
+
 LoadWorker::LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent)
-    : QObject(parent), m_latestRequest(std::move(latestRequest)) {}
+    : QObject(parent),
+      m_latestRequest(std::move(latestRequest)),
+      m_cache(QFile::encodeName(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/programs"))
+                  .toStdString()) {}
+
+void LoadWorker::storeInCache(const torchir::ProgramCache::Key& key, const LoadedProgramPtr& loaded) {
+  m_cache.store(key, loaded->program);
+  emitCacheNotes();
+}
+
+void LoadWorker::emitCacheNotes() {
+  for (const std::string& note : m_cache.takeNotes()) Q_EMIT cacheNoted(oneLine(QString::fromStdString(note)));
+}
 
 void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
   // Opening A then B quickly should not make B wait for A to be read and thrown away.
@@ -59,11 +76,17 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
       result->request = completeRequest(result->request);
     }
     const torchir::LoadOptions options{QFile::encodeName(result->request.weightsPath).toStdString(),
-                                       QFile::encodeName(result->request.constantsPath).toStdString()};
+                                       QFile::encodeName(result->request.constantsPath).toStdString(), &m_cache};
     result->program = torchir::loadProgram(QFile::encodeName(result->request.path).toStdString(), options);
+    const auto miss = m_cache.takeMiss();
+    emitCacheNotes();
     if (result->program.source.format == "etrecord") frameByDevice(*result);
     deriveViews(*result);
-    Q_EMIT loaded(requestId, std::move(result));
+    Q_EMIT loaded(requestId, result);
+    if (miss) {
+      const LoadedProgramPtr kept = result;
+      QTimer::singleShot(kStoreDelayMs, this, [this, key = *miss, kept] { storeInCache(key, kept); });
+    }
   } catch (const torchir::LoadError& e) {
     // problem() leaves out the path: the window names the program itself. A weights or constants
     // file at fault is named, or the message would blame the program.

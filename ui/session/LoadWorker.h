@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 
+#include "formats/ProgramCache.h"
 #include "session/LoadedProgram.h"
 
 namespace torchir::ui {
@@ -23,9 +24,16 @@ class LoadWorker : public QObject {
  Q_SIGNALS:
   void loaded(quint64 requestId, torchir::ui::LoadedProgramPtr program);
   void failed(quint64 requestId, const QString& path, const QString& problem);
+  /// A program cache entry that was ignored or could not be written, in one line.
+  void cacheNoted(const QString& note);
 
  private:
+  void storeInCache(const torchir::ProgramCache::Key& key, const LoadedProgramPtr& loaded);
+  void emitCacheNotes();
+
   std::shared_ptr<const std::atomic<quint64>> m_latestRequest;
+  /// Big programs' graphs, kept in the user's cache folder: a second open skips the JSON.
+  torchir::ProgramCache m_cache;
 };
 
 }  // namespace torchir::ui

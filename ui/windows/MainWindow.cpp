@@ -265,6 +265,7 @@ void MainWindow::createMenus() {
 void MainWindow::connectSession() {
   connect(m_loader, &AsyncProgramLoader::loaded, this, &MainWindow::showProgram);
   connect(m_loader, &AsyncProgramLoader::failed, this, &MainWindow::showLoadError);
+  connect(m_loader, &AsyncProgramLoader::cacheNoted, this, [this](const QString& note) { statusBar()->showMessage(note, 10000); });
   connect(m_selection, &Selection::changed, this, &MainWindow::onSelectionChanged);
   connect(m_session, &SessionController::marksChanged, this, &MainWindow::onMarksChanged);
   connect(m_session, &SessionController::stateChanged, this, &MainWindow::onRunStateChanged);

@@ -1,0 +1,171 @@
+// The program cache: every `.pt2` of the fixture zoo read back from its entry is the program its
+// JSON gives, shared texts still shared; a damaged, foreign or hostile entry is ignored with a
+// note and removed, and the program is read from its file.
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "FixtureZoo.h"
+#include "formats/ProgramCache.h"
+#include "formats/ProgramCodec.h"
+#include "formats/ProgramLoader.h"
+#include "program/LoadError.h"
+
+using namespace torchir;
+
+namespace {
+
+/// Every `.pt2` the zoo holds that opens, torch.export's, torchao's and ExecuTorch's alike.
+std::vector<std::string> zooPrograms() {
+  std::vector<std::string> paths;
+  QDirIterator it(QString::fromStdString(test::fixturesDir()), {QStringLiteral("*.pt2")}, QDir::Files,
+                  QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const std::string path = it.next().toStdString();
+    try {
+      loadProgram(path);
+      paths.push_back(path);
+    } catch (const LoadError&) {  // the zoo's deliberately broken files
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+template <class T>
+std::size_t distinct(const Program& p, std::shared_ptr<const T> Node::*member) {
+  std::set<const T*> seen;
+  for (const Node& n : p.nodes) seen.insert((n.*member).get());
+  return seen.size();
+}
+
+/// The first difference between a program read from its JSON and one read from the cache, or "".
+std::string difference(const Program& json, const Program& cached) {
+  // Everything the codec writes, byte for byte: nodes, values, signature, modules, subgraphs...
+  if (encodeProgramGraph(json) != encodeProgramGraph(cached)) return "the graphs differ";
+  // ...what it derives instead...
+  for (std::size_t v = 0; v < json.values.size(); ++v)
+    if (json.values[v].users != cached.values[v].users) return "value " + json.values[v].name + "'s users differ";
+  for (std::size_t n = 0; n < json.nodes.size(); ++n)
+    for (std::size_t a = 0; a < json.nodes[n].inputs.size(); ++a)
+      if (json.nodes[n].inputs[a].values != cached.nodes[n].inputs[a].values) return json.nodes[n].name + "'s argument values differ";
+  // ...what it leaves to the archive, and what nodes share.
+  if (json.source.path != cached.source.path || json.source.layout != cached.source.layout) return "the source differs";
+  if (json.weights.size() != cached.weights.size() || json.sampleInputs.size() != cached.sampleInputs.size())
+    return "the weights differ";
+  for (const auto& [name, w] : json.weights)
+    if (!cached.weights.count(name) || !cached.weights.at(name).storage != !w.storage) return "weight " + name + " differs";
+  if (distinct(json, &Node::stackTrace) != distinct(cached, &Node::stackTrace) ||
+      distinct(json, &Node::moduleStack) != distinct(cached, &Node::moduleStack) ||
+      distinct(json, &Node::serializedTarget) != distinct(cached, &Node::serializedTarget))
+    return "shared texts are no longer shared";
+  return "";
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+void writeFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+}  // namespace
+
+class ProgramCacheTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void everyProgramReadsBackAsItsJsonGivesIt() {
+    QTemporaryDir dir;
+    ProgramCache cache(dir.path().toStdString(), 0);
+    const auto programs = zooPrograms();
+    QVERIFY2(programs.size() > 50, "the fixture zoo is missing");
+    int cached = 0;
+    for (const std::string& path : programs) {
+      const Program fromJson = loadProgram(path, {{}, {}, &cache});
+      const auto key = cache.takeMiss();
+      if (!key) continue;  // an older layout (a flat zip, pickled programs) is read as it is
+      QVERIFY2(cache.store(*key, fromJson), path.c_str());
+      const int hits = cache.hits();
+      const Program fromCache = loadProgram(path, {{}, {}, &cache});
+      QVERIFY2(cache.hits() == hits + 1, path.c_str());
+      QVERIFY2(!cache.takeMiss(), path.c_str());
+      const std::string diff = difference(fromJson, fromCache);
+      QVERIFY2(diff.empty(), (path + ": " + diff).c_str());
+      ++cached;
+    }
+    QVERIFY2(cached > 50, std::to_string(cached).c_str());
+    QVERIFY(cache.takeNotes().empty());
+    // the least recently used entries are dropped past the bound
+    QCOMPARE(QDir(dir.path()).entryList({QStringLiteral("*.program")}).size(), int(ProgramCache::kMaxEntries));
+  }
+
+  void aBadEntryIsIgnoredWithANoteAndRemoved_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("noted");
+    QTest::newRow("truncated") << "truncate" << "holds";
+    QTest::newRow("a body byte flipped") << "flip" << "do not match their hash";
+    QTest::newRow("another torchir's") << "header" << "another version";
+    QTest::newRow("empty") << "empty" << "shorter than";
+    // A well-formed entry, its hash right, whose graph names what does not exist.
+    QTest::newRow("a node's output past the values") << "output" << "out of range";
+    QTest::newRow("a module before its parent") << "module" << "no parent before it";
+    QTest::newRow("a getitem of no node") << "getitem" << "names node";
+  }
+  void aBadEntryIsIgnoredWithANoteAndRemoved() {
+    QFETCH(QString, damage);
+    QFETCH(QString, noted);
+    const std::string path = test::fixturePath("cnn_bn", ".pt2");
+    QTemporaryDir dir;
+    ProgramCache cache(dir.path().toStdString(), 0);
+    const Program fromJson = loadProgram(path, {{}, {}, &cache});
+    const auto key = cache.takeMiss();
+    QVERIFY(key);
+    const std::string entry = dir.path().toStdString() + "/" + key->fileName();
+
+    Program bad = fromJson;
+    if (damage == "output") bad.nodes[3].outputs.push_back(static_cast<ValueId>(bad.values.size()));
+    if (damage == "module") bad.modules.back().parent = static_cast<int>(bad.modules.size());
+    if (damage == "getitem") {
+      NodeArgument a;
+      a.arg = arg::OutputOf{static_cast<NodeId>(bad.nodes.size() + 7), 0};
+      bad.nodes.back().inputs.insert(bad.nodes.back().inputs.begin(), a);
+    }
+    QVERIFY(cache.store(*key, bad));
+    std::string bytes = readFile(entry);
+    if (damage == "truncate") bytes.resize(bytes.size() - 9);
+    if (damage == "flip") bytes[bytes.size() - 5] ^= 0x10;
+    if (damage == "header") bytes[10] ^= 0x01;
+    if (damage == "empty") bytes.clear();
+    writeFile(entry, bytes);
+
+    const Program opened = loadProgram(path, {{}, {}, &cache});
+    QCOMPARE(cache.hits(), 0);
+    QVERIFY(difference(fromJson, opened).empty());
+    const auto notes = cache.takeNotes();
+    QCOMPARE(notes.size(), std::size_t{1});
+    QVERIFY2(notes[0].find(noted.toStdString()) != std::string::npos, notes[0].c_str());
+    QVERIFY2(notes[0].find(key->fileName()) != std::string::npos, notes[0].c_str());  // names the entry
+    QVERIFY(!QFile::exists(QString::fromStdString(entry)));
+    QVERIFY(cache.takeMiss());  // and it is written again once the program is open
+  }
+
+  void smallProgramsAndOtherFilesFindNoEntry() {
+    QTemporaryDir dir;
+    ProgramCache cache(dir.path().toStdString());  // the default bound: programs of 8 MB of JSON
+    loadProgram(test::fixturePath("cnn_bn", ".pt2"), {{}, {}, &cache});
+    QVERIFY(!cache.takeMiss());
+    // a key is the JSON's: one byte more is another program
+    ProgramCache all(dir.path().toStdString(), 0);
+    const auto a = all.keyFor("{\"graph\": 1}"), b = all.keyFor("{\"graph\": 2}");
+    QVERIFY(a && b && !(*a == *b) && a->fileName() != b->fileName());
+  }
+};
+
+QTEST_GUILESS_MAIN(ProgramCacheTest)
+#include "ProgramCacheTest.moc"
