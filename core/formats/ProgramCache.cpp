@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -24,11 +26,14 @@ namespace {
 namespace fs = std::filesystem;
 
 /// What an entry starts with. Another codec version (bump it when the codec, Program or what the
-/// JSON reader builds changes) or another torchir is an entry of someone else's: not read.
+/// JSON reader builds changes) or another torchir is an entry of someone else's: not used.
 const std::string kHeader = std::string("torchir program cache, codec 1, torchir ") + TORCHIR_VERSION + "\n";
 
-struct Trailer {  // after the header: the key, then the body's size and hash
-  std::uint64_t jsonBytes, hashHigh, hashLow, bodyBytes, bodyHash;
+/// After the header: the key, the body's size and hash, then the file's path and the body.
+struct Fixed {
+  std::uint64_t fileBytes, jsonBytes, pathBytes, bodyBytes, bodyHash;
+  std::int64_t modifiedNs;
+  std::uint64_t jsonCrc;
 };
 
 std::string hex(std::uint64_t v) {
@@ -37,80 +42,123 @@ std::string hex(std::uint64_t v) {
   return text;
 }
 
-/// Why `bytes` is not the entry of `key`, or "" when its header, key and body hash say it is.
-std::string entryProblem(std::string_view bytes, const ProgramCache::Key& key, std::string_view& body) {
-  if (bytes.size() < kHeader.size() + sizeof(Trailer)) return "shorter than an entry's header";
-  if (bytes.substr(0, kHeader.size()) != kHeader) return "written by another version of torchir";
-  Trailer t{};
-  std::memcpy(&t, bytes.data() + kHeader.size(), sizeof t);
-  if (t.jsonBytes != key.jsonBytes || t.hashHigh != key.hashHigh || t.hashLow != key.hashLow)
-    return "the entry of another program";
-  body = bytes.substr(kHeader.size() + sizeof t);
-  if (t.bodyBytes != body.size()) return "holds " + std::to_string(body.size()) + " bytes, not " + std::to_string(t.bodyBytes);
-  if (XXH3_64bits(body.data(), body.size()) != t.bodyHash) return "its bytes do not match their hash";
-  return "";
+/// The entry's graph, decoded, or a LoadError naming the entry.
+ProgramCache::Lookup readEntry(const std::string& path, const ProgramCache::Key& key) {
+  const auto file = MappedFile::open(path);
+  file->advise(MappedFile::Access::Sequential);
+  const std::string_view bytes(reinterpret_cast<const char*>(file->data()), file->size());
+  auto refuse = [&](const std::string& why) { return LoadError(path, why); };
+  if (bytes.size() < kHeader.size() + sizeof(Fixed)) throw refuse("shorter than an entry's header");
+  if (bytes.substr(0, kHeader.size()) != kHeader) throw refuse("written by another version of torchir");
+  Fixed f{};
+  std::memcpy(&f, bytes.data() + kHeader.size(), sizeof f);
+  std::string_view rest = bytes.substr(kHeader.size() + sizeof f);
+  if (f.pathBytes > rest.size() || rest.substr(0, f.pathBytes) != key.file || f.fileBytes != key.fileBytes ||
+      f.modifiedNs != key.modifiedNs)
+    throw refuse("the entry of another file");
+  rest.remove_prefix(f.pathBytes);
+  if (f.bodyBytes != rest.size()) throw refuse("holds " + std::to_string(rest.size()) + " bytes, not " + std::to_string(f.bodyBytes));
+  if (XXH3_64bits(rest.data(), rest.size()) != f.bodyHash) throw refuse("its bytes do not match their hash");
+  if (f.jsonCrc > UINT32_MAX) throw refuse("declares a CRC past 32 bits");
+  ProgramCache::Lookup found;
+  found.graph = std::make_shared<Program>(decodeProgramGraph(rest, path));
+  found.jsonBytes = f.jsonBytes;
+  found.jsonCrc = static_cast<std::uint32_t>(f.jsonCrc);
+  return found;
 }
 
 }  // namespace
 
-ProgramCache::ProgramCache(std::string folder, std::size_t minimumJsonBytes)
-    : m_folder(std::move(folder)), m_minimumJsonBytes(minimumJsonBytes) {}
+ProgramCache::ProgramCache(std::string folder, std::size_t minimumBytes)
+    : m_folder(std::move(folder)), m_minimumBytes(minimumBytes) {}
 
 std::string ProgramCache::Key::fileName() const {
-  return hex(hashHigh) + hex(hashLow) + "-" + std::to_string(jsonBytes) + ".program";
+  std::string id = file;
+  id.push_back('\0');
+  id += std::to_string(fileBytes) + "/" + std::to_string(modifiedNs);
+  const XXH128_hash_t h = XXH3_128bits(id.data(), id.size());
+  return hex(h.high64) + hex(h.low64) + ".program";
 }
 
-std::optional<ProgramCache::Key> ProgramCache::keyFor(std::string_view json) const {
-  if (json.size() < m_minimumJsonBytes || m_folder.empty()) return std::nullopt;
-  const XXH128_hash_t h = XXH3_128bits(json.data(), json.size());
-  return Key{json.size(), h.high64, h.low64};
+std::optional<ProgramCache::Key> ProgramCache::keyFor(const std::string& path) const {
+  struct stat st {};
+  if (m_folder.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<std::uint64_t>(st.st_size) < m_minimumBytes)
+    return std::nullopt;
+  Key key;
+  if (char* real = ::realpath(path.c_str(), nullptr)) key.file = real, std::free(real);
+  else key.file = path;
+  key.fileBytes = static_cast<std::uint64_t>(st.st_size);
+  key.modifiedNs = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return key;
 }
 
 std::string ProgramCache::pathOf(const Key& key) const { return m_folder + "/" + key.fileName(); }
 
-bool ProgramCache::read(const Key& key, Program& program) {
+ProgramCache::Lookup ProgramCache::lookUp(const Key& key) const {
   const std::string path = pathOf(key);
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;  // no entry
+  if (::stat(path.c_str(), &st) != 0) return {};  // no entry
   try {
-    const auto file = MappedFile::open(path);
-    file->advise(MappedFile::Access::Sequential);
-    const std::string_view bytes(reinterpret_cast<const char*>(file->data()), file->size());
-    std::string_view body;
-    if (const std::string problem = entryProblem(bytes, key, body); !problem.empty()) throw LoadError(path, problem);
-    decodeProgramGraph(body, path, program);  // leaves `program` as it was when it throws
+    return readEntry(path, key);
   } catch (const LoadError& e) {
-    note(std::string(e.what()) + "; the program was read from its file and the entry removed");
+    Lookup failed;
+    failed.problem = e.what();
+    return failed;
+  }
+}
+
+bool ProgramCache::use(Lookup&& found, const Key& key, Program& program) {
+  const std::string path = pathOf(key);
+  std::string problem = std::move(found.problem);
+  if (found.graph && (found.jsonBytes != key.jsonBytes || found.jsonCrc != key.jsonCrc))
+    problem = path + ": made from another version of " + key.file + "'s JSON";
+  if (!problem.empty()) {
+    m_notes.push_back(problem + "; the program was read from its file and the entry removed");
     std::error_code ignored;
     fs::remove(path, ignored);
     return false;
   }
+  if (!found.graph) return false;
+  Program& graph = *found.graph;
+  graph.source.path = std::move(program.source.path);
+  graph.source.layout = std::move(program.source.layout);
+  graph.weights = std::move(program.weights);
+  graph.sampleInputs = std::move(program.sampleInputs);
+  program = std::move(graph);
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // most recently used: dropped last
   ++m_hits;
   return true;
 }
 
+void ProgramCache::missed(const Key& key) {
+  if (key.jsonBytes >= m_minimumBytes) m_lastMiss = key;
+}
+
 bool ProgramCache::store(const Key& key, const Program& program) {
   const auto body = encodeProgramGraph(program);
   if (!body) {
-    note(program.source.path + ": not cached (a subgraph holds weights of its own)");
+    m_notes.push_back(key.file + ": not cached (a subgraph holds weights of its own)");
     return false;
   }
-  const Trailer t{key.jsonBytes, key.hashHigh, key.hashLow, body->size(), XXH3_64bits(body->data(), body->size())};
+  const Fixed f{key.fileBytes, key.jsonBytes, key.file.size(), body->size(), XXH3_64bits(body->data(), body->size()),
+                key.modifiedNs, key.jsonCrc};
   const std::string path = pathOf(key);
   const std::string temporary = path + ".tmp" + std::to_string(::getpid());
   std::error_code ec;
   fs::create_directories(m_folder, ec);
   bool written = false;
-  if (std::FILE* f = std::fopen(temporary.c_str(), "wb")) {
-    written = std::fwrite(kHeader.data(), 1, kHeader.size(), f) == kHeader.size() &&
-              std::fwrite(&t, sizeof t, 1, f) == 1 && std::fwrite(body->data(), 1, body->size(), f) == body->size();
-    written = std::fclose(f) == 0 && written;
+  if (std::FILE* out = std::fopen(temporary.c_str(), "wb")) {
+    written = std::fwrite(kHeader.data(), 1, kHeader.size(), out) == kHeader.size() &&
+              std::fwrite(&f, sizeof f, 1, out) == 1 &&
+              std::fwrite(key.file.data(), 1, key.file.size(), out) == key.file.size() &&
+              std::fwrite(body->data(), 1, body->size(), out) == body->size();
+    written = std::fclose(out) == 0 && written;
   }
   if (written) fs::rename(temporary, path, ec);
   if (!written || ec) {
     fs::remove(temporary, ec);
-    note(path + ": could not be written; the program will be read from its file next time too");
+    m_notes.push_back(path + ": could not be written; the program will be read from its file next time too");
     return false;
   }
   dropOldEntries();

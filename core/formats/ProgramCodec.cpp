@@ -570,16 +570,12 @@ std::optional<std::string> encodeProgramGraph(const Program& program) {
   return w.take();
 }
 
-void decodeProgramGraph(std::string_view bytes, const std::string& file, Program& program) {
+Program decodeProgramGraph(std::string_view bytes, const std::string& file) {
   Reader r(bytes, file);
   Program graph;
   GraphReader(r, graph).read(0);
   if (!r.atEnd()) r.fail("bytes follow the program");
-  graph.source.path = std::move(program.source.path);
-  graph.source.layout = std::move(program.source.layout);
-  graph.weights = std::move(program.weights);
-  graph.sampleInputs = std::move(program.sampleInputs);
-  program = std::move(graph);
+  return graph;
 }
 
 }  // namespace torchir

@@ -14,10 +14,10 @@ namespace torchir {
 /// with weights of its own).
 std::optional<std::string> encodeProgramGraph(const Program& program);
 
-/// Fills `program`'s graph from `bytes`, leaving its source path and layout, weights and sample
-/// inputs as they are. What JSON's reader derives (each value's users, each argument's values) is
-/// derived again, not read. Throws LoadError naming `file` when the bytes are not a graph this
-/// codec wrote: short, a count past what remains, an index out of range, an unknown kind.
-void decodeProgramGraph(std::string_view bytes, const std::string& file, Program& program);
+/// The program's graph in `bytes`, with no source path or layout, weights or sample inputs. What
+/// the JSON reader derives (each value's users, each argument's values) is derived again, not
+/// read. Throws LoadError naming `file` when the bytes are not a graph this codec wrote: short, a
+/// count past what remains, an index out of range, an unknown kind, a value used before it is made.
+Program decodeProgramGraph(std::string_view bytes, const std::string& file);
 
 }  // namespace torchir

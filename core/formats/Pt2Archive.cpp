@@ -410,6 +410,11 @@ std::vector<std::string> Pt2Archive::records() const {
 
 bool Pt2Archive::has(const std::string& record) const { return m_impl->entries.count(record) > 0; }
 
+Pt2Archive::Declared Pt2Archive::declared(const std::string& record) const {
+  const auto it = m_impl->entries.find(record);
+  return it == m_impl->entries.end() ? Declared{} : Declared{it->second.usize, it->second.crc};
+}
+
 /// A record read as text: located, and no larger than a text record may be.
 Record Pt2Archive::Impl::textRecord(const std::string& path, const std::string& record) {
   const Record r = locked(path, record);

@@ -33,6 +33,12 @@ class Pt2Archive {
   /// Record names, relative to the archive's root folder (`model/` for `model.pt2`).
   std::vector<std::string> records() const;
   bool has(const std::string& record) const;
+  /// What the directory says a record holds, unchecked: its size and CRC-32 (a missing record: 0, 0).
+  struct Declared {
+    std::uint64_t bytes = 0;
+    std::uint32_t crc = 0;
+  };
+  Declared declared(const std::string& record) const;
   /// The record's bytes (inflated if compressed, CRC checked), at most kMaxTextBytes. Throws LoadError.
   /// The record's bytes, CRC checked, with at least kTextPadding bytes of capacity past its end
   /// (readable by parsers that load past the last byte, as simdjson does).

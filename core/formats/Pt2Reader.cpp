@@ -2,6 +2,7 @@
 
 #include <future>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "DeferredRelease.h"
@@ -218,7 +219,14 @@ ArchiveTensors readTensors(const Pt2Archive& archive) {
 
 /// The PT2 archive of torch >= 2.8: `models/model.json` under a root folder; weights as raw
 /// storages with JSON configs (2.9 and later) or as torch.save pickles (2.8).
-void readPt2Archive(const Pt2Archive& archive, Program& program, ProgramCache* cache) {
+/// A cache entry of the file being read, decoded while the archive's directory is read.
+struct CacheLookup {
+  ProgramCache* cache = nullptr;
+  std::optional<ProgramCache::Key> key;
+  std::future<ProgramCache::Lookup> entry;
+};
+
+void readPt2Archive(const Pt2Archive& archive, Program& program, CacheLookup& cached) {
   const std::string& path = archive.path();
   if (!archive.has(kModelJson)) throw LoadError(path, "no models/model.json: not an exported program archive");
   if (archive.has("archive_version")) {
@@ -229,12 +237,17 @@ void readPt2Archive(const Pt2Archive& archive, Program& program, ProgramCache* c
   // The weights and the graph are read at once, on two threads: they share only the archive,
   // whose reads take its lock; the graph's errors are reported first, as a reader in order would.
   auto tensors = std::async(std::launch::async, [&archive] { return readTensors(archive); });
-  archive.withText(kModelJson, [&](std::string_view text, std::size_t readable) {
-    const auto key = cache ? cache->keyFor(text) : std::nullopt;
-    if (key && cache->read(*key, program)) return;
-    readExportedProgram(text, readable, archive.path(), kModelJson, program);
-    if (key) cache->missed(*key);
-  });
+  bool fromCache = false;
+  if (cached.key) {
+    // used only when made from the JSON the directory declares now
+    const Pt2Archive::Declared json = archive.declared(kModelJson);
+    cached.key->jsonBytes = json.bytes, cached.key->jsonCrc = json.crc;
+    fromCache = cached.cache->use(cached.entry.get(), *cached.key, program);
+  }
+  if (!fromCache) {
+    readProgramJson(archive, kModelJson, program);
+    if (cached.key) cached.cache->missed(*cached.key);
+  }
   ArchiveTensors t = tensors.get();
   program.source.layout = std::move(t.layout);
   program.weights = std::move(t.weights);
@@ -262,6 +275,9 @@ void readSerializedArtifact(const Pt2Archive& archive, const SerializedArtifactR
 }
 
 Program readPt2(const std::string& path, ProgramCache* cache) {
+  CacheLookup cached{cache, cache ? cache->keyFor(path) : std::nullopt, {}};
+  if (cached.key)
+    cached.entry = std::async(std::launch::async, [cache, key = *cached.key] { return cache->lookUp(key); });
   auto archive = std::make_shared<Pt2Archive>(path);
   Program program;
   program.source.path = path;
@@ -271,7 +287,7 @@ Program readPt2(const std::string& path, ProgramCache* cache) {
   else if (archive->has(kFlatProgramJson))
     readFlatZip(*archive, program);
   else
-    readPt2Archive(*archive, program, cache);
+    readPt2Archive(*archive, program, cached);
   // Its directory (70k records at 100k ops: 17 ms to free) is freed once the program is on its way
   // where the caller defers that; the weights hold the map itself.
   releaseLater(std::move(archive));

@@ -12,8 +12,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   torchir::fuzz::expectLoadErrorOrSuccess([&] {
-    torchir::Program p;
-    torchir::decodeProgramGraph(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.program", p);
+    torchir::Program p =
+        torchir::decodeProgramGraph(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.program");
     torchir::fxTable(p);
     torchir::summarize(p);
     torchir::matchNodes(p, p);

@@ -109,6 +109,7 @@ class ProgramCacheTest : public QObject {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("noted");
     QTest::newRow("truncated") << "truncate" << "holds";
+    QTest::newRow("made from other JSON") << "json" << "made from another version";
     QTest::newRow("a body byte flipped") << "flip" << "do not match their hash";
     QTest::newRow("another torchir's") << "header" << "another version";
     QTest::newRow("empty") << "empty" << "shorter than";
@@ -136,7 +137,9 @@ class ProgramCacheTest : public QObject {
       a.arg = arg::OutputOf{static_cast<NodeId>(bad.nodes.size() + 7), 0};
       bad.nodes.back().inputs.insert(bad.nodes.back().inputs.begin(), a);
     }
-    QVERIFY(cache.store(*key, bad));
+    ProgramCache::Key stored = *key;
+    if (damage == "json") stored.jsonCrc ^= 1;  // as if the file had been written again, same size and time
+    QVERIFY(cache.store(stored, bad));
     std::string bytes = readFile(entry);
     if (damage == "truncate") bytes.resize(bytes.size() - 9);
     if (damage == "flip") bytes[bytes.size() - 5] ^= 0x10;
@@ -157,13 +160,20 @@ class ProgramCacheTest : public QObject {
 
   void smallProgramsAndOtherFilesFindNoEntry() {
     QTemporaryDir dir;
-    ProgramCache cache(dir.path().toStdString());  // the default bound: programs of 8 MB of JSON
+    ProgramCache cache(dir.path().toStdString());  // the default bound: 8 MB
     loadProgram(test::fixturePath("cnn_bn", ".pt2"), {{}, {}, &cache});
     QVERIFY(!cache.takeMiss());
-    // a key is the JSON's: one byte more is another program
+    // a key is the file's: another file, or this one written again, is another entry
     ProgramCache all(dir.path().toStdString(), 0);
-    const auto a = all.keyFor("{\"graph\": 1}"), b = all.keyFor("{\"graph\": 2}");
-    QVERIFY(a && b && !(*a == *b) && a->fileName() != b->fileName());
+    const std::string copy = dir.path().toStdString() + "/copy.pt2";
+    QVERIFY(QFile::copy(QString::fromStdString(test::fixturePath("cnn_bn", ".pt2")), QString::fromStdString(copy)));
+    const auto a = all.keyFor(test::fixturePath("cnn_bn", ".pt2")), b = all.keyFor(copy);
+    QVERIFY(a && b && a->fileName() != b->fileName());
+    QFile touched(QString::fromStdString(copy));
+    QVERIFY(touched.open(QIODevice::ReadWrite));
+    QVERIFY(touched.setFileTime(touched.fileTime(QFileDevice::FileModificationTime).addSecs(-60), QFileDevice::FileModificationTime));
+    touched.close();
+    QVERIFY(all.keyFor(copy)->fileName() != b->fileName());
   }
 };
 
