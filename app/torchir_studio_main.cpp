@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
   torchir::ui::MainWindow window;
   // Screenshots for the docs should not depend on the last saved window size.
   if (!screenshotPath.isEmpty()) window.resize(1400, 860);
+  window.show();
 
   if (file.isEmpty()) {
     file = demoProgramPath();
@@ -154,9 +155,6 @@ int main(int argc, char** argv) {
     window.open(torchir::ui::OpenRequest{file, parser.value(kWeightsOption), parser.value(kConstantsOption),
                                          parser.value(kInputsOption)});
   }
-  // Shown once the program is being read on the loader's thread: the window's first paint and the
-  // read overlap, and the program reaches the window through its event loop all the same.
-  window.show();
   const int status = app.exec();
   // Work still on the pool (a tensor's statistics, a file being read) ends before the process
   // does, so nothing winds down while exit-time handlers run.
