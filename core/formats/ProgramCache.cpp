@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,8 @@ namespace fs = std::filesystem;
 const std::string kHeader = std::string("torchir program cache, codec 1, torchir ") + TORCHIR_VERSION + "\n";
 
 /// After the header: the key, the body's size and hash, then the file's path and the body.
+const char* const kTemporarySuffix = ".tmp";
+
 struct Fixed {
   std::uint64_t fileBytes, jsonBytes, pathBytes, bodyBytes, bodyHash;
   std::int64_t modifiedNs;
@@ -73,7 +77,8 @@ ProgramCache::ProgramCache(std::string folder, std::size_t minimumBytes)
     : m_folder(std::move(folder)), m_minimumBytes(minimumBytes) {}
 
 std::string ProgramCache::Key::fileName() const {
-  std::string id = file;
+  // another torchir's entries are other files: two versions sharing the folder keep theirs
+  std::string id = kHeader + file;
   id.push_back('\0');
   id += std::to_string(fileBytes) + "/" + std::to_string(modifiedNs);
   const XXH128_hash_t h = XXH3_128bits(id.data(), id.size());
@@ -99,13 +104,15 @@ ProgramCache::Lookup ProgramCache::lookUp(const Key& key) const {
   const std::string path = pathOf(key);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};  // no entry
+  Lookup failed;
   try {
     return readEntry(path, key);
   } catch (const LoadError& e) {
-    Lookup failed;
     failed.problem = e.what();
-    return failed;
+  } catch (const std::exception& e) {  // memory, most likely: the entry is refused all the same
+    failed.problem = path + ": " + e.what();
   }
+  return failed;
 }
 
 bool ProgramCache::use(Lookup&& found, const Key& key, Program& program) {
@@ -136,7 +143,18 @@ void ProgramCache::missed(const Key& key) {
 }
 
 bool ProgramCache::store(const Key& key, const Program& program) {
-  const auto body = encodeProgramGraph(program);
+  const auto keyOfProgram = keyFor(program.source.path);
+  if (!keyOfProgram || keyOfProgram->file != key.file) {
+    m_notes.push_back(program.source.path + ": not cached (it is not the file its key names)");
+    return false;
+  }
+  std::optional<std::string> body;
+  try {
+    body = encodeProgramGraph(program);
+  } catch (const std::exception& e) {
+    m_notes.push_back(key.file + ": not cached (" + e.what() + ")");
+    return false;
+  }
   if (!body) {
     m_notes.push_back(key.file + ": not cached (a subgraph holds weights of its own)");
     return false;
@@ -144,7 +162,9 @@ bool ProgramCache::store(const Key& key, const Program& program) {
   const Fixed f{key.fileBytes, key.jsonBytes, key.file.size(), body->size(), XXH3_64bits(body->data(), body->size()),
                 key.modifiedNs, key.jsonCrc};
   const std::string path = pathOf(key);
-  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  // unique to this process and this call: two studios may write one entry at once
+  static std::atomic<unsigned> calls{0};
+  const std::string temporary = path + "." + std::to_string(::getpid()) + "-" + std::to_string(calls++) + kTemporarySuffix;
   std::error_code ec;
   fs::create_directories(m_folder, ec);
   bool written = false;
@@ -168,8 +188,15 @@ bool ProgramCache::store(const Key& key, const Program& program) {
 void ProgramCache::dropOldEntries() {
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(m_folder, ec))
-    if (e.path().extension() == ".program") entries.emplace_back(e.last_write_time(ec), e.path());
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(m_folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const auto written = it->last_write_time(ec);
+    if (ec) continue;
+    if (p.extension() == ".program") entries.emplace_back(written, p);
+    // what a writer that died left behind
+    else if (p.extension() == kTemporarySuffix && now - written > std::chrono::hours(1)) fs::remove(p, ec);
+  }
   if (entries.size() <= kMaxEntries) return;
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = kMaxEntries; i < entries.size(); ++i) fs::remove(entries[i].second, ec);

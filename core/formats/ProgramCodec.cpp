@@ -49,7 +49,11 @@ class Writer {
 
 class Reader {
  public:
-  Reader(std::string_view in, const std::string& file) : m_in(in), m_file(file) {}
+  Reader(std::string_view in, const std::string& file)
+      : m_in(in), m_budget(kBudgetPerByte * in.size() + kBudgetAllowance), m_file(file) {}
+  /// What the lists of an entry may take: a real entry's program is ~10 bytes per byte of it.
+  static constexpr std::size_t kBudgetPerByte = 64;
+  static constexpr std::size_t kBudgetAllowance = std::size_t{1} << 20;
 
   [[noreturn]] void fail(const std::string& problem) const {
     throw LoadError(m_file, "program cache: " + problem + " (at byte " + std::to_string(m_at) + ")");
@@ -104,9 +108,16 @@ class Reader {
     if (n > m_in.size() - m_at) fail("a count of " + std::to_string(n) + " runs past the end");
     return static_cast<std::size_t>(n);
   }
+  /// A list made at its size, once the memory it takes fits what is left of the budget: lists
+  /// nest (literals in literals, subgraphs in graphs), so a count bounded by the bytes left could
+  /// still ask for that many bytes times an element's size at every level.
   template <class T, class F>
   std::vector<T> list(F&& each) {
-    std::vector<T> items(count());
+    const std::size_t n = count();
+    const std::size_t bytes = n * sizeof(T);  // n is below the input's size: no overflow
+    if (bytes > m_budget) fail("lists ask for more memory than an entry of " + std::to_string(m_in.size()) + " bytes may");
+    m_budget -= bytes;
+    std::vector<T> items(n);
     for (auto& x : items) each(x);
     return items;
   }
@@ -123,6 +134,7 @@ class Reader {
  private:
   std::string_view m_in;
   std::size_t m_at = 0;
+  std::size_t m_budget;
   const std::string& m_file;
 };
 
@@ -363,13 +375,14 @@ class GraphReader {
     });
     m_p.subgraphs = m_r.list<Subgraph>([&](Subgraph& s) {
       s.name = m_r.str();
-      if (!m_r.b()) return;
-      if (depth + 1 >= kMaxSubgraphDepth) m_r.fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth));
+      if (!m_r.b()) m_r.fail("subgraph " + s.name + " has no graph");
+      if (depth >= kMaxSubgraphDepth) m_r.fail("subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth));
       auto sub = std::make_shared<Program>();
       GraphReader(m_r, *sub).read(depth + 1);
       s.graph = std::move(sub);
     });
     checkReferences();
+    if (const auto problem = m_p.sizeProblem(); !problem.empty()) m_r.fail(problem);
   }
 
  private:
@@ -509,18 +522,26 @@ class GraphReader {
     auto node = [&](int64_t n, const char* what) {
       if (n < 0 || n >= nodes) m_r.fail(std::string(what) + " names node " + std::to_string(n) + " of " + std::to_string(nodes));
     };
+    // every value made by a node that lists it among its outputs
     for (Value& v : m_p.values) {
-      if (v.producer != kNone) node(v.producer, "a value's producer");
+      node(v.producer, "a value's producer");
       if (v.outputIndex < 0) m_r.fail("value " + v.name + " is output " + std::to_string(v.outputIndex));
     }
+    std::vector<bool> listed(m_p.values.size(), false);
+    for (const Node& n : m_p.nodes)
+      for (ValueId v : n.outputs)
+        if (m_p.values[static_cast<std::size_t>(v)].producer == n.id) listed[static_cast<std::size_t>(v)] = true;
+    for (const Value& v : m_p.values)
+      if (!listed[static_cast<std::size_t>(v.id)]) m_r.fail("value " + v.name + " is not among its producer's outputs");
     std::size_t placeholders = 0;
     for (Node& n : m_p.nodes) {
       placeholders += n.opcode == Opcode::Placeholder;
       for (NodeArgument& a : n.inputs) {
         if (const auto* o = a.arg.as<arg::OutputOf>()) {
-          // what a getitem picks: its first argument, positional, as the JSON reader makes it
+          // what a getitem picks: its first argument, positional, of a node before it
           if (&a != &n.inputs.front() || a.keyword) m_r.fail("node " + n.name + " picks an output in argument " + a.name);
           node(o->producer, "a getitem");
+          if (o->producer >= n.id) m_r.fail("node " + n.name + " picks an output of a node not before it");
           if (o->index < 0) m_r.fail("node " + n.name + " picks output " + std::to_string(o->index));
         }
         collectValues(a.arg, a.values);
@@ -534,28 +555,40 @@ class GraphReader {
       if (n.subgraph != kNone && (n.subgraph < 0 || static_cast<std::size_t>(n.subgraph) >= m_p.subgraphs.size()))
         m_r.fail("node " + n.name + " names subgraph " + std::to_string(n.subgraph));
     }
-    // one input per placeholder, each a placeholder's value
+    // placeholders first, one input each, in order; one output node, the last
     if (placeholders != m_p.inputs.size())
       m_r.fail(std::to_string(m_p.inputs.size()) + " inputs for " + std::to_string(placeholders) + " placeholders");
-    for (const InputSpec& s : m_p.inputs) {
-      const NodeId p = m_p.values[static_cast<std::size_t>(s.value)].producer;
-      if (p == kNone || m_p.nodes[static_cast<std::size_t>(p)].opcode != Opcode::Placeholder)
-        m_r.fail("input " + s.target + " is not a placeholder's value");
+    for (std::size_t i = 0; i < m_p.nodes.size(); ++i) {
+      const Node& n = m_p.nodes[i];
+      if ((i < placeholders) != (n.opcode == Opcode::Placeholder)) m_r.fail("node " + n.name + " is out of place");
+      if ((i + 1 == m_p.nodes.size()) != (n.opcode == Opcode::Output)) m_r.fail("node " + n.name + " is out of place");
+      if (i < placeholders && (n.outputs.size() != 1 || m_p.inputs[i].value != n.outputs.front()))
+        m_r.fail("input " + std::to_string(i) + " is not placeholder " + n.name + "'s value");
     }
     for (const OutputSpec& s : m_p.outputs) {
       std::vector<ValueId> values;
       collectValues(s.constant, values);
       for (ValueId v : values) valueId(v);
     }
+    // a tree, the root first: each module after its parent and listed by it once; each node in
+    // one module at most
     const auto modules = static_cast<int>(m_p.modules.size());
+    std::vector<bool> inModule(m_p.nodes.size(), false);
+    std::size_t children = 0;
     for (int i = 0; i < modules; ++i) {
       const Module& m = m_p.modules[static_cast<std::size_t>(i)];
-      // the root first, every other module after its parent and before its children
       if (i == 0 ? m.parent != -1 : m.parent < 0 || m.parent >= i) m_r.fail("module '" + m.path + "' has no parent before it");
       for (int c : m.children)
-        if (c <= i || c >= modules) m_r.fail("module '" + m.path + "' has child " + std::to_string(c));
-      for (NodeId n : m.nodes) node(n, "a module");
+        if (c <= i || c >= modules || m_p.modules[static_cast<std::size_t>(c)].parent != i)
+          m_r.fail("module '" + m.path + "' has child " + std::to_string(c));
+      children += m.children.size();
+      for (NodeId n : m.nodes) {
+        node(n, "a module");
+        if (inModule[static_cast<std::size_t>(n)]) m_r.fail("node " + std::to_string(n) + " is in two modules");
+        inModule[static_cast<std::size_t>(n)] = true;
+      }
     }
+    if (modules > 0 && children != static_cast<std::size_t>(modules - 1)) m_r.fail("a module is listed twice");
   }
 
   Reader& m_r;

@@ -115,8 +115,12 @@ class ProgramCacheTest : public QObject {
     QTest::newRow("empty") << "empty" << "shorter than";
     // A well-formed entry, its hash right, whose graph names what does not exist.
     QTest::newRow("a node's output past the values") << "output" << "out of range";
-    QTest::newRow("a module before its parent") << "module" << "no parent before it";
+    QTest::newRow("a module before its parent") << "module" << "has child";
     QTest::newRow("a getitem of no node") << "getitem" << "names node";
+    QTest::newRow("a getitem of itself") << "self" << "not before it";
+    QTest::newRow("a subgraph with no graph") << "subgraph" << "has no graph";
+    QTest::newRow("a negative size") << "size" << "negative dimension";
+    QTest::newRow("a module listed twice") << "twice" << "listed twice";
   }
   void aBadEntryIsIgnoredWithANoteAndRemoved() {
     QFETCH(QString, damage);
@@ -132,11 +136,15 @@ class ProgramCacheTest : public QObject {
     Program bad = fromJson;
     if (damage == "output") bad.nodes[3].outputs.push_back(static_cast<ValueId>(bad.values.size()));
     if (damage == "module") bad.modules.back().parent = static_cast<int>(bad.modules.size());
-    if (damage == "getitem") {
+    if (damage == "getitem" || damage == "self") {
       NodeArgument a;
-      a.arg = arg::OutputOf{static_cast<NodeId>(bad.nodes.size() + 7), 0};
+      const auto last = static_cast<NodeId>(bad.nodes.size() - 1);
+      a.arg = arg::OutputOf{damage == "self" ? last : last + 8, 0};
       bad.nodes.back().inputs.insert(bad.nodes.back().inputs.begin(), a);
     }
+    if (damage == "subgraph") bad.subgraphs.push_back(Subgraph{"true_graph_0", nullptr});
+    if (damage == "size") bad.values.back().shape.push_back(Dim{-3, ""});
+    if (damage == "twice") bad.modules.front().children.push_back(bad.modules.front().children.front());
     ProgramCache::Key stored = *key;
     if (damage == "json") stored.jsonCrc ^= 1;  // as if the file had been written again, same size and time
     QVERIFY(cache.store(stored, bad));
@@ -161,6 +169,7 @@ class ProgramCacheTest : public QObject {
   void smallProgramsAndOtherFilesFindNoEntry() {
     QTemporaryDir dir;
     ProgramCache cache(dir.path().toStdString());  // the default bound: 8 MB
+    QVERIFY(!cache.keyFor(test::fixturePath("cnn_bn", ".pt2")));
     loadProgram(test::fixturePath("cnn_bn", ".pt2"), {{}, {}, &cache});
     QVERIFY(!cache.takeMiss());
     // a key is the file's: another file, or this one written again, is another entry

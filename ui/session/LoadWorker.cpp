@@ -36,6 +36,12 @@ void frameByDevice(LoadedProgram& loaded) {
 
 }  // namespace
 
+/// Where the program cache lives: none when the system names no cache folder.
+std::string cacheFolder() {
+  const QString base = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+  return base.isEmpty() ? std::string() : QFile::encodeName(base + QStringLiteral("/programs")).toStdString();
+}
+
 /// How long after a program reaches the window its cache entry is written: after its first view,
 /// whose layout and painting would otherwise share the two cores with the encoding.
 constexpr int kStoreDelayMs = 1000;
@@ -43,11 +49,10 @@ constexpr int kStoreDelayMs = 1000;
 LoadWorker::LoadWorker(std::shared_ptr<const std::atomic<quint64>> latestRequest, QObject* parent)
     : QObject(parent),
       m_latestRequest(std::move(latestRequest)),
-      m_cache(QFile::encodeName(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/programs"))
-                  .toStdString()) {}
+      m_cache(cacheFolder()) {}
 
 void LoadWorker::storeInCache(const torchir::ProgramCache::Key& key, const LoadedProgramPtr& loaded) {
-  m_cache.store(key, loaded->program);
+  m_cache.store(key, loaded->program);  // throws nothing: what fails is a note
   emitCacheNotes();
 }
 
@@ -77,6 +82,7 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
     }
     const torchir::LoadOptions options{QFile::encodeName(result->request.weightsPath).toStdString(),
                                        QFile::encodeName(result->request.constantsPath).toStdString(), &m_cache};
+    m_cache.takeMiss();  // a miss of an open that failed after its JSON is no key for this one
     result->program = torchir::loadProgram(QFile::encodeName(result->request.path).toStdString(), options);
     const auto miss = m_cache.takeMiss();
     emitCacheNotes();
