@@ -1,7 +1,8 @@
 #pragma once
 // The binary form of what the ExportedProgram JSON reader builds (the graph, its values, modules,
-// signature and subgraphs; not the weights), for the program cache. Reading it is ~5x faster than
-// reading the JSON, and it is a file like any other: every count, index and enum in it is checked.
+// signature and subgraphs; not the weights), for the program cache: a 100k-node program opens from
+// it in under half the time its JSON takes. An entry is a file like any other: every count, index
+// and kind in it is checked, and so is what the JSON reader guarantees.
 #include <optional>
 #include <string>
 #include <string_view>
