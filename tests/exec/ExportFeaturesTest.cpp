@@ -5,6 +5,7 @@
 // example's inputs and on others that give other sizes (an empty mask, one row, the largest batch).
 #include <QtTest>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 
 #include "../program/FixtureZoo.h"
@@ -78,6 +79,21 @@ std::string runToEagers(Session& session, const QString& family, const std::stri
   return outputsMismatch(session, programFile(family, name, inputs + ".outputs.safetensors"));
 }
 
+/// Loads the program and runs it in one session once per inputs suffix, in order, each to eager's
+/// outputs: why one did not give them (or could not load or run), or "".
+std::string runsInOneSessionToEagers(const QString& family, const std::string& name,
+                                     std::initializer_list<std::string> inputsInOrder) {
+  try {
+    const Program loaded = loadProgram(programFile(family, name, ".pt2"));
+    auto session = atenBackend().createSession(loaded);
+    for (const std::string& inputs : inputsInOrder)
+      if (std::string problem = runToEagers(*session, family, name, inputs); !problem.empty()) return problem;
+  } catch (const std::exception& e) {
+    return std::string("not run: ") + e.what();
+  }
+  return "";
+}
+
 /// A 0-d int64 tensor holding `value`, as `torch.tensor(value)` makes one.
 TensorData int64Scalar(int64_t value) {
   auto bytes = std::make_shared<std::vector<std::byte>>(sizeof value);
@@ -120,14 +136,7 @@ class ExportFeaturesTest : public QObject {
     std::string program, inputs;
     if (!fetchRunnableRow(program, inputs)) return;
     QFETCH(QString, family);
-    std::string problem;
-    try {
-      const Program loaded = loadProgram(programFile(family, program, ".pt2"));
-      auto session = atenBackend().createSession(loaded);
-      problem = runToEagers(*session, family, program, inputs);
-    } catch (const std::exception& e) {
-      problem = std::string("not run: ") + e.what();
-    }
+    const std::string problem = runsInOneSessionToEagers(family, program, {inputs});
     QVERIFY2(problem.empty(), problem.c_str());
   }
 
@@ -139,15 +148,7 @@ class ExportFeaturesTest : public QObject {
     std::string program, inputs;
     if (!fetchRunnableRow(program, inputs)) return;
     QFETCH(QString, family);
-    std::string problem;
-    try {
-      const Program loaded = loadProgram(programFile(family, program, ".pt2"));
-      auto session = atenBackend().createSession(loaded);
-      problem = runToEagers(*session, family, program, "");
-      if (problem.empty()) problem = runToEagers(*session, family, program, inputs);
-    } catch (const std::exception& e) {
-      problem = std::string("not run: ") + e.what();
-    }
+    const std::string problem = runsInOneSessionToEagers(family, program, {"", inputs});
     QVERIFY2(problem.empty(), problem.c_str());
   }
 
