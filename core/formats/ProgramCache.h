@@ -64,7 +64,6 @@ class ProgramCache {
 
   /// What was ignored or could not be written, one line each, oldest first; taking them clears them.
   std::vector<std::string> takeNotes();
-  const std::string& folder() const { return m_folder; }
   int hits() const { return m_hits; }
 
  private:

@@ -7,11 +7,13 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "FixtureZoo.h"
 #include "formats/ProgramCache.h"
 #include "formats/ProgramCodec.h"
 #include "formats/ProgramLoader.h"
+#include "program/FxTable.h"
 #include "program/LoadError.h"
 
 using namespace torchir;
@@ -42,8 +44,67 @@ std::size_t distinct(const Program& p, std::shared_ptr<const T> Node::*member) {
   return seen.size();
 }
 
+/// What a codec that dropped or changed a field would not show in its own encoding of both:
+/// the FX table as Python prints it, and each node's and value's fields read directly.
+std::string fieldDifference(const Program& json, const Program& cached) {
+  const auto a = fxTable(json), b = fxTable(cached);
+  if (a.size() != b.size()) return "the FX tables differ in length";
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].opcode != b[i].opcode || a[i].name != b[i].name || a[i].target != b[i].target || a[i].args != b[i].args ||
+        a[i].kwargs != b[i].kwargs)
+      return "FX row " + a[i].name + " differs";
+  if (json.nodes.size() != cached.nodes.size() || json.values.size() != cached.values.size()) return "sizes differ";
+  for (std::size_t i = 0; i < json.nodes.size(); ++i) {
+    const Node &x = json.nodes[i], &y = cached.nodes[i];
+    const auto origin = [](const Node& n) {
+      return n.origin ? std::make_tuple(n.origin->name, n.origin->graphId, n.origin->debugHandle, n.origin->deviceHandle)
+                      : std::make_tuple(std::string("-"), int64_t{0}, std::optional<int64_t>{}, std::optional<int64_t>{});
+    };
+    if (x.id != y.id || x.outputs != y.outputs || x.returnsTuple != y.returnsTuple || x.returnsList != y.returnsList ||
+        x.subgraph != y.subgraph || x.stackTraceText() != y.stackTraceText() || origin(x) != origin(y) ||
+        !x.serializedTarget != !y.serializedTarget || (x.serializedTarget && *x.serializedTarget != *y.serializedTarget))
+      return "node " + x.name + " differs";
+    const auto &fx = x.moduleFrames(), &fy = y.moduleFrames();
+    if (fx.size() != fy.size()) return "node " + x.name + "'s module stack differs";
+    for (std::size_t f = 0; f < fx.size(); ++f)
+      if (fx[f].path != fy[f].path || fx[f].type != fy[f].type) return "node " + x.name + "'s module stack differs";
+  }
+  for (std::size_t i = 0; i < json.values.size(); ++i) {
+    const Value &x = json.values[i], &y = cached.values[i];
+    bool same = x.id == y.id && x.name == y.name && x.kind == y.kind && x.dtype == y.dtype && x.strides == y.strides &&
+                x.device == y.device && x.producer == y.producer && x.outputIndex == y.outputIndex &&
+                x.shape.size() == y.shape.size();
+    for (std::size_t d = 0; same && d < x.shape.size(); ++d)
+      same = x.shape[d].hint == y.shape[d].hint && x.shape[d].expr == y.shape[d].expr;
+    if (!same) return "value " + x.name + " differs";
+  }
+  if (json.modules.size() != cached.modules.size()) return "the module trees differ";
+  for (std::size_t i = 0; i < json.modules.size(); ++i) {
+    const Module &x = json.modules[i], &y = cached.modules[i];
+    if (x.path != y.path || x.type != y.type || x.parent != y.parent || x.children != y.children || x.nodes != y.nodes)
+      return "module " + x.path + " differs";
+  }
+  for (std::size_t i = 0; i < json.inputs.size() && i < cached.inputs.size(); ++i)
+    if (json.inputs[i].kind != cached.inputs[i].kind || json.inputs[i].target != cached.inputs[i].target ||
+        json.inputs[i].persistent != cached.inputs[i].persistent)
+      return "input " + json.inputs[i].target + " differs";
+  if (json.inputs.size() != cached.inputs.size() || json.outputs.size() != cached.outputs.size() ||
+      json.symbolRanges.size() != cached.symbolRanges.size() || json.inputSymbols != cached.inputSymbols ||
+      json.subgraphs.size() != cached.subgraphs.size() || json.source.torchVersion != cached.source.torchVersion ||
+      json.source.schemaVersion != cached.source.schemaVersion || json.source.verifiers != cached.source.verifiers ||
+      json.source.modelName != cached.source.modelName || json.source.format != cached.source.format)
+    return "the signature or source differs";
+  for (std::size_t i = 0; i < json.subgraphs.size(); ++i) {
+    if (json.subgraphs[i].name != cached.subgraphs[i].name) return "subgraph " + json.subgraphs[i].name + " differs";
+    if (auto d = fieldDifference(*json.subgraphs[i].graph, *cached.subgraphs[i].graph); !d.empty())
+      return "subgraph " + json.subgraphs[i].name + ": " + d;
+  }
+  return "";
+}
+
 /// The first difference between a program read from its JSON and one read from the cache, or "".
 std::string difference(const Program& json, const Program& cached) {
+  if (auto d = fieldDifference(json, cached); !d.empty()) return d;
   // Everything the codec writes, byte for byte: nodes, values, signature, modules, subgraphs...
   if (encodeProgramGraph(json) != encodeProgramGraph(cached)) return "the graphs differ";
   // ...what it derives instead...
