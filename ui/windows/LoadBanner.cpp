@@ -51,4 +51,11 @@ QString LoadBanner::showDataProblems(const LoadedProgram& loaded) {
   return {};
 }
 
+void LoadBanner::showNote(const QString& note) {
+  if (!isHidden()) return;
+  setText(QStringLiteral("%1 &nbsp;<a href=\"dismiss\">Dismiss</a>").arg(note.toHtmlEscaped()));
+  setToolTip(note);
+  show();
+}
+
 }  // namespace torchir::ui

@@ -22,6 +22,9 @@ class LoadBanner : public QLabel {
   /// Weights cast to the export's dtypes on opening (request.castWeights) are no problem: their
   /// note is returned instead, for the status bar.
   QString showDataProblems(const LoadedProgram& loaded);
+  /// A note on how the program was read (a program cache entry refused), unless a problem of the
+  /// program is shown: that one matters more.
+  void showNote(const QString& note);
 };
 
 }  // namespace torchir::ui

@@ -265,7 +265,12 @@ void MainWindow::createMenus() {
 void MainWindow::connectSession() {
   connect(m_loader, &AsyncProgramLoader::loaded, this, &MainWindow::showProgram);
   connect(m_loader, &AsyncProgramLoader::failed, this, &MainWindow::showLoadError);
-  connect(m_loader, &AsyncProgramLoader::cacheNoted, this, [this](const QString& note) { statusBar()->showMessage(note, 10000); });
+  // A note from reading comes before the program it is about, whose showing resets the banner:
+  // kept until then. One from writing the entry later is shown as it comes.
+  connect(m_loader, &AsyncProgramLoader::cacheNoted, this, [this](const QString& note) {
+    if (m_loader->isLoading()) m_pendingLoadNotes << note;
+    else m_banner->showNote(note);
+  });
   connect(m_selection, &Selection::changed, this, &MainWindow::onSelectionChanged);
   connect(m_session, &SessionController::marksChanged, this, &MainWindow::onMarksChanged);
   connect(m_session, &SessionController::stateChanged, this, &MainWindow::onRunStateChanged);
@@ -394,6 +399,8 @@ void MainWindow::showProgramTitles(const LoadedProgram& program) {
   setWindowFilePath(info.absoluteFilePath());
   m_recentMenu->add(program.request.path);
   if (const QString note = m_banner->showDataProblems(program); !note.isEmpty()) statusBar()->showMessage(note, 8000);
+  if (!m_pendingLoadNotes.isEmpty()) m_banner->showNote(m_pendingLoadNotes.join(QLatin1Char(' ')));
+  m_pendingLoadNotes.clear();
   Q_EMIT programShown(program.request.path);
 }
 
@@ -404,6 +411,7 @@ void MainWindow::startSession() {
 
 void MainWindow::showLoadError(const QString& path, const QString& problem) {
   statusBar()->showMessage(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), problem));
+  m_pendingLoadNotes.clear();
   m_banner->showLoadError(path, problem);
   Q_EMIT loadFailed(path, problem);
 }

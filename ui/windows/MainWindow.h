@@ -1,6 +1,7 @@
 #pragma once
 #include <QMainWindow>
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <set>
 
@@ -144,6 +145,7 @@ class MainWindow : public QMainWindow {
   BodyBar* m_bodyBar = nullptr;  // shown in a body's window
   QSplitter* m_splitter = nullptr;
   LoadBanner* m_banner = nullptr;
+  QStringList m_pendingLoadNotes;  // notes of the read under way, shown with its program
   QLabel* m_programInfoLabel = nullptr;
   RecentFilesMenu* m_recentMenu = nullptr;
   QMenu* m_nodeMenu = nullptr;  // right-click on a graph node
