@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     std::printf("%-22s %14.1f %14.1f %14.1f\n", s.name, ours, direct, ours - direct);
   }
   const PythonCallTraffic traffic = pythonCallTraffic();
-  std::printf("bytes to Python: %zu copied, %zu named in their file\n", traffic.copiedBytes, traffic.fileBytes);
+  std::printf("bytes to Python: %zu copied, %zu named in their file; %zu shared buffers made\n", traffic.copiedBytes,
+              traffic.fileBytes, traffic.buffersMade);
   std::remove(weightFile.c_str());
   return 0;
 }

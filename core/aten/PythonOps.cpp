@@ -77,37 +77,17 @@ bool callCancelled() {
 
 // ------------------------------------------------------------------ tensors through shared memory
 
-/// A shared mapping of `size` bytes, unmapped when the last holder goes.
-struct Mapping {
-  void* data = nullptr;
-  std::size_t size = 0;
-  ~Mapping() {
-    if (data) munmap(data, size);
-  }
-};
-
-/// `size` bytes of `fd` mapped shared (`MAP_SHARED`: both sides see each other's writes) or
-/// private (`MAP_PRIVATE`: our writes are ours, copied on write; for a memfd sealed against writes).
-std::shared_ptr<Mapping> mapFd(int fd, std::size_t size, int flags = MAP_SHARED) {
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
-  if (p == MAP_FAILED) throw PythonCallError(std::string("cannot map a tensor of the Python worker: ") + std::strerror(errno));
-  auto m = std::make_shared<Mapping>();
-  m->data = p;
-  m->size = size;
-  return m;
-}
-
 /// What this process's calls passed (pythonCallTraffic), from any thread.
 std::atomic<std::size_t> copiedBytes{0}, fileBytes{0};
 
-/// The tensors of one call, as the worker sees them: one memfd each, kept until the call returns.
+/// The tensors of one call, as the worker sees them: small ones in the arena, weights as their
+/// file's pages, the rest in shared buffers lent to the call until it returns.
 class CallTensors {
  public:
-  explicit CallTensors(const HostArena& arena) : m_arena(arena) {}
+  explicit CallTensors(const HostMemory& memory) : m_memory(memory) {}
 
-  /// The value that names `t` in a message; its bytes copied into the arena (small ones) or a
-  /// memfd the worker maps. `written`: the schema lets the op write it, so the worker's writes
-  /// are copied back after (writeBack).
+  /// The value that names `t` in a message, its bytes copied where the worker sees them.
+  /// `written`: the schema lets the op write it, so the worker's writes are copied back after (writeBack).
   nlohmann::json add(const at::Tensor& t, bool written) {
     if (t.is_sparse() || t.is_quantized() || t.is_mkldnn() || t.layout() != at::kStrided)
       throw PythonCallError("a " + std::string(c10::toString(t.layout())) +
@@ -120,55 +100,65 @@ class CallTensors {
     nlohmann::json v = {{"t", "tensor"}, {"fd", -1}, {"bytes", bytes}, {"dtype", std::string(dtypeName(dtype))},
                         {"shape", t.sizes().vec()}, {"strides", c10::contiguous_strides(t.sizes())}, {"offset", 0}};
     if (bytes == 0) return v;
+    v.erase("fd");
     const std::size_t at = alignUp(m_arenaNext);
-    if (bytes <= PythonWorker::kArenaTensorBytes && at + bytes <= m_arena.size) {
-      at::Tensor shared = at::from_blob(m_arena.data + at, t.sizes(), t.options().device(at::kCPU));
-      shared.copy_(t);
+    const HostArena& arena = m_memory.arena;
+    if (bytes <= PythonWorker::kArenaTensorBytes && at + bytes <= arena.size) {
       m_arenaNext = at + bytes;
-      v.erase("fd");
       v["arena"] = at;
-      if (written) m_writeBack.emplace_back(t, shared);
+      copyIn(t, arena.data + at, written);
       return v;
     }
-    if (m_fds.size() + 1 >= kMaxHostMessageFds)
-      throw PythonCallError("a call passes more than " + std::to_string(kMaxHostMessageFds - 1) +
-                            " tensors over 64 KiB to Python: more than one message carries");
     // a weight the op only reads, in a file mapped here: the worker maps the file's own pages
-    if (!written && t.is_contiguous())
+    if (!written && t.is_contiguous() && m_fds.size() < kMaxFds)
       if (const auto place = filePlace(t.data_ptr(), bytes)) {
         UniqueFd file(place->fd);
         if (place->offset % t.element_size() == 0) {
           v["fd"] = m_fds.size();
           v["file_offset"] = place->offset;
-          m_fds.push_back(std::move(file));
+          m_fds.push_back(file.get());
+          m_files.push_back(std::move(file));
           fileBytes += bytes;
           return v;
         }
       }
+    SharedBuffers::Lent lent;
+    try {
+      lent = m_memory.buffers.borrow(bytes);
+    } catch (const std::runtime_error& e) {
+      throw PythonCallError(e.what());
+    }
+    v["pool"] = lent.id;
+    if (lent.fdToSend >= 0) {
+      if (m_fds.size() >= kMaxFds)
+        throw PythonCallError("a call passes more than " + std::to_string(kMaxFds) +
+                              " tensors over 64 KiB to Python: more than one message carries");
+      v["fd"] = m_fds.size();
+      m_fds.push_back(lent.fdToSend);
+    }
     copiedBytes += bytes;
-    UniqueFd fd(memfd_create("torchir-tensor", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-    // sealed at its size: the worker cannot shrink it under our mapping
-    if (!fd || ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0 ||
-        fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
-      throw PythonCallError(std::string("cannot make shared memory for a tensor: ") + std::strerror(errno));
-    auto mapping = mapFd(fd.get(), bytes);
-    at::Tensor shared = at::from_blob(mapping->data, t.sizes(), t.options().device(at::kCPU));
-    shared.copy_(t);
-    v["fd"] = m_fds.size();
-    m_fds.push_back(std::move(fd));
-    m_mappings.push_back(mapping);
-    if (written) m_writeBack.emplace_back(t, shared);
+    copyIn(t, lent.data, written);
     return v;
   }
 
-  std::vector<int> fds() const {
-    std::vector<int> out;
-    for (const auto& f : m_fds) out.push_back(f.get());
-    return out;
-  }
+  const std::vector<int>& fds() const { return m_fds; }
 
   /// Where the worker may put small outputs: the arena past the inputs.
   std::size_t arenaFree() const { return alignUp(m_arenaNext); }
+
+  /// The buffers the worker may put large outputs in, as the request names them.
+  nlohmann::json spares() {
+    nlohmann::json out = nlohmann::json::array();
+    for (const SharedBuffers::Lent& s : m_memory.buffers.spares(kMaxFds - m_fds.size())) {
+      nlohmann::json v = {{"pool", s.id}, {"bytes", s.size}};
+      if (s.fdToSend >= 0) {
+        v["fd"] = m_fds.size();
+        m_fds.push_back(s.fdToSend);
+      }
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
 
   static std::size_t alignUp(std::size_t n) { return (n + 63) & ~std::size_t{63}; }
 
@@ -178,10 +168,18 @@ class CallTensors {
   }
 
  private:
-  HostArena m_arena;
+  static constexpr std::size_t kMaxFds = kMaxHostMessageFds - 1;
+
+  void copyIn(const at::Tensor& t, unsigned char* to, bool written) {
+    at::Tensor shared = at::from_blob(to, t.sizes(), t.options().device(at::kCPU));
+    shared.copy_(t);
+    if (written) m_writeBack.emplace_back(t, shared);
+  }
+
+  HostMemory m_memory;
   std::size_t m_arenaNext = 0;
-  std::vector<UniqueFd> m_fds;
-  std::vector<std::shared_ptr<Mapping>> m_mappings;
+  std::vector<int> m_fds;          // sent with the request, borrowed
+  std::vector<UniqueFd> m_files;   // the weights' files among them, owned
   std::vector<std::pair<at::Tensor, at::Tensor>> m_writeBack;
 };
 
@@ -201,10 +199,12 @@ std::vector<int64_t> checkedInts(const nlohmann::json& v, const char* what) {
   return out;
 }
 
-/// A tensor the worker returned: its memfd mapped as the tensor's storage (no copy), after the
-/// shape, strides and offset are checked to fit the bytes.
-at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, const HostArena& arena,
+/// A tensor the worker returned, after its shape, strides and offset are checked to fit its bytes:
+/// a small one copied out of the arena, a large one over the shared buffer it is in (no copy).
+at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, const HostMemory& memory,
                          const c10::Device& device) {
+  const HostArena& arena = memory.arena;
+  SharedBuffers& buffers = memory.buffers;
   const auto dtype = dtypeFromName(v.value("dtype", std::string()));
   if (!dtype || *dtype == DType::Unknown) throw PythonCallError("the Python worker returned a tensor of an unknown dtype");
   const auto scalar = static_cast<at::ScalarType>(*dtype);
@@ -239,23 +239,27 @@ at::Tensor receiveTensor(const nlohmann::json& v, std::vector<UniqueFd>& fds, co
                           .make_tensor();
     return scalar == at::kBool ? settled(view) : device.is_cpu() ? view.clone() : view.to(device);
   }
-  if (index < 0 || static_cast<std::size_t>(index) >= fds.size() || (extent + 1) * item > bytes)
-    throw PythonCallError("the Python worker returned a tensor whose bytes it did not send");
-  UniqueFd fd = std::move(fds[static_cast<std::size_t>(index)]);
-  struct stat st {};
-  if (!fd || fstat(fd.get(), &st) != 0 || st.st_size < bytes)
-    throw PythonCallError("the Python worker returned a tensor with fewer bytes than it says");
-  // mapped as the tensor's storage for as long as it lives: only a file that can neither shrink
-  // nor change, so no holder of the descriptor alters a result after it was checked
-  const int seals = fcntl(fd.get(), F_GET_SEALS);
-  if (seals < 0 || !(seals & F_SEAL_SHRINK) || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SEAL))
-    throw PythonCallError("the Python worker returned a tensor in memory it did not seal");
-  auto mapping = mapFd(fd.get(), static_cast<std::size_t>(bytes), MAP_PRIVATE);
-  void* data = mapping->data;
-  at::Tensor t = at::for_blob(data, shape)
+  if ((extent + 1) * item > bytes) throw PythonCallError("the Python worker returned a tensor past its bytes");
+  // a large result stays where the worker put it, as the tensor's storage, for as long as it lives
+  std::shared_ptr<const SharedMemory> storage;
+  try {
+    if (v.contains("pool")) {
+      const int64_t id = checkedInt(v.at("pool"), "buffer");
+      if (id < 0 || id > UINT32_MAX) throw PythonCallError("the Python worker returned a tensor in no buffer");
+      storage = buffers.lease(static_cast<std::uint32_t>(id), static_cast<std::size_t>(bytes));
+    } else {
+      if (index < 0 || static_cast<std::size_t>(index) >= fds.size())
+        throw PythonCallError("the Python worker returned a tensor whose bytes it did not send");
+      storage = buffers.adopt(std::move(fds[static_cast<std::size_t>(index)]), static_cast<std::size_t>(bytes));
+    }
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const PythonCallError*>(&e)) throw;
+    throw PythonCallError(e.what());
+  }
+  at::Tensor t = at::for_blob(storage->data, shape)
                      .strides(strides)
                      .storage_offset(offset)
-                     .deleter([mapping](void*) mutable { mapping.reset(); })
+                     .deleter([storage](void*) mutable { storage.reset(); })
                      .options(at::TensorOptions().dtype(scalar))
                      .make_tensor();
   return settled(t);
@@ -322,7 +326,7 @@ nlohmann::json encode(const c10::IValue& v, const c10::TypePtr& declared, bool w
 
 /// A value the worker returned, as the schema's return type says (at most 16 lists deep).
 c10::IValue decode(const nlohmann::json& v, const c10::TypePtr& declared, std::vector<UniqueFd>& fds,
-                   const HostArena& arena, const c10::Device& device, int depth = 0) {
+                   const HostMemory& memory, const c10::Device& device, int depth = 0) {
   if (depth > 16 || !v.is_object()) throw PythonCallError("the Python worker returned a value torchir cannot read");
   c10::TypePtr type = declared;
   const bool optional = type->kind() == c10::TypeKind::OptionalType;
@@ -340,7 +344,7 @@ c10::IValue decode(const nlohmann::json& v, const c10::TypePtr& declared, std::v
   switch (type->kind()) {
     case c10::TypeKind::TensorType:
       if (tag != "tensor") throw wrong();
-      return receiveTensor(v, fds, arena, device);
+      return receiveTensor(v, fds, memory, device);
     case c10::TypeKind::IntType:
     case c10::TypeKind::SymIntType:
       if (tag != "int" || !value.is_number_integer()) throw wrong();
@@ -368,11 +372,11 @@ c10::IValue decode(const nlohmann::json& v, const c10::TypePtr& declared, std::v
       const c10::TypePtr element = type->castRaw<c10::ListType>()->getElementType();
       if (element->kind() == c10::TypeKind::TensorType) {
         c10::List<at::Tensor> list;
-        for (const auto& e : value) list.push_back(decode(e, element, fds, arena, device, depth + 1).toTensor());
+        for (const auto& e : value) list.push_back(decode(e, element, fds, memory, device, depth + 1).toTensor());
         return list;
       }
       c10::impl::GenericList list(element);
-      for (const auto& e : value) list.push_back(decode(e, element, fds, arena, device, depth + 1));
+      for (const auto& e : value) list.push_back(decode(e, element, fds, memory, device, depth + 1));
       return list;
     }
     default: throw PythonCallError("torchir cannot take a " + declared->str() + " back from Python");
@@ -411,11 +415,11 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const c10::Device device = firstTensorDevice(args);
   auto w = worker();
   if (!w) throw PythonCallError("no Python is named to run " + toString(schema.operator_name()) + " (--python PATH)");
-  std::optional<CallTensors> tensors;  // its memfds and the arena's bytes live until the reply is read
+  std::optional<CallTensors> tensors;  // the weights' files it sends live until the reply is read
   std::vector<c10::IValue> results;
   w->exchange(
-      [&](const HostArena& arena, std::vector<int>& fds) {
-        tensors.emplace(arena);
+      [&](const HostMemory& memory, std::vector<int>& fds) {
+        tensors.emplace(memory);
         nlohmann::json positional = nlohmann::json::array(), keywords = nlohmann::json::object();
         for (std::size_t i = 0; i < n; ++i) {
           const c10::Argument& a = schema.arguments()[i];
@@ -424,6 +428,7 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
           if (a.kwarg_only()) keywords[a.name()] = std::move(value);
           else positional.push_back(std::move(value));
         }
+        nlohmann::json spares = tensors->spares();
         fds = tensors->fds();
         return nlohmann::json{{"type", "call"},
                               {"op", schema.name()},
@@ -431,9 +436,10 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                               {"args", std::move(positional)},
                               {"kwargs", std::move(keywords)},
                               {"arena_free", tensors->arenaFree()},
+                              {"spares", std::move(spares)},
                               {"threads", at::get_num_threads()}};
       },
-      [&](HostMessage& reply, const HostArena& arena) {
+      [&](HostMessage& reply, const HostMemory& memory) {
         tensors->writeBack();
         const auto outputs = reply.body.find("outputs");
         const auto& returns = schema.returns();
@@ -448,7 +454,7 @@ void callInPython(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
               results.push_back(args[static_cast<std::size_t>(j)]);
               continue;
             }
-            results.push_back(decode((*outputs)[i], returns[i].type(), reply.fds, arena, device));
+            results.push_back(decode((*outputs)[i], returns[i].type(), reply.fds, memory, device));
           }
         } catch (const nlohmann::json::exception& e) {
           throw PythonCallError(std::string("the Python worker's reply does not read: ") + e.what());
@@ -468,23 +474,25 @@ Executor pythonExecutor(const std::string& name) {
     std::optional<CallTensors> tensors;
     std::vector<at::Tensor> results;
     w->exchange(
-        [&](const HostArena& arena, std::vector<int>& fds) {
-          tensors.emplace(arena);
+        [&](const HostMemory& memory, std::vector<int>& fds) {
+          tensors.emplace(memory);
           nlohmann::json encoded = nlohmann::json::array();
           // as pytorch-ir's executors get them; what one writes into its inputs stays in the worker
           // (an input may be a weight mapped read-only from the program file)
           for (const at::Tensor& t : inputs) encoded.push_back(tensors->add(t, /*written=*/false));
+          nlohmann::json spares = tensors->spares();
           fds = tensors->fds();
           return nlohmann::json{{"type", "execute"}, {"name", name}, {"inputs", std::move(encoded)}, {"attrs", attrs},
-                                {"arena_free", tensors->arenaFree()}, {"threads", at::get_num_threads()}};
+                                {"arena_free", tensors->arenaFree()}, {"spares", std::move(spares)},
+                                {"threads", at::get_num_threads()}};
         },
-        [&](HostMessage& reply, const HostArena& arena) {
+        [&](HostMessage& reply, const HostMemory& memory) {
           const auto outputs = reply.body.find("outputs");
           if (outputs == reply.body.end() || !outputs->is_array())
             throw PythonCallError("the executor " + name + " returned no list");
           try {
             for (const auto& o : *outputs)
-              results.push_back(decode(o, c10::TensorType::get(), reply.fds, arena, device).toTensor());
+              results.push_back(decode(o, c10::TensorType::get(), reply.fds, memory, device).toTensor());
           } catch (const nlohmann::json::exception& e) {
             throw PythonCallError(std::string("the Python worker's reply does not read: ") + e.what());
           }
@@ -607,7 +615,7 @@ std::string pythonHostLabel() {
   return "Python " + r->pythonVersion + " (" + (r->executable.empty() ? r->python : r->executable) + ")";
 }
 
-PythonCallTraffic pythonCallTraffic() { return {copiedBytes.load(), fileBytes.load()}; }
+PythonCallTraffic pythonCallTraffic() { return {copiedBytes.load(), fileBytes.load(), SharedBuffers::buffersMade()}; }
 
 int pythonWorkerPid() {
   auto w = worker();

@@ -35,6 +35,7 @@ struct PythonHostReport {
 struct PythonCallTraffic {
   std::size_t copiedBytes = 0;
   std::size_t fileBytes = 0;
+  std::size_t buffersMade = 0;  // shared buffers made for large tensors (each a memfd faulted in)
 };
 
 }  // namespace torchir

@@ -117,6 +117,7 @@ void PythonWorker::start(const std::function<bool()>& cancelled) {
   void* arena = mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_arenaFd.get(), 0);
   if (arena == MAP_FAILED) throw PythonCallError(std::string("cannot map the Python worker's arena: ") + std::strerror(errno));
   m_arena = {static_cast<unsigned char*>(arena), kArenaBytes};
+  m_buffers->workerStarted();
   std::vector<std::string> args = {m_options.python, "-c", reinterpret_cast<const char*>(kPythonHostScript), std::to_string(kChildSocket),
                                    "--threads", std::to_string(m_threads), "--arena",
                                    std::to_string(kChildArena) + ":" + std::to_string(kArenaBytes)};
@@ -219,13 +220,13 @@ PythonHostReport PythonWorker::report(const std::function<bool()>& cancelled) {
 HostMessage PythonWorker::call(const nlohmann::json& request, const std::vector<int>& fds,
                                const std::function<bool()>& cancelled) {
   std::optional<HostMessage> reply;
-  exchange([&](const HostArena&, std::vector<int>& out) { out = fds; return request; },
-           [&](HostMessage& r, const HostArena&) { reply = std::move(r); }, cancelled);
+  exchange([&](const HostMemory&, std::vector<int>& out) { out = fds; return request; },
+           [&](HostMessage& r, const HostMemory&) { reply = std::move(r); }, cancelled);
   return std::move(*reply);
 }
 
-void PythonWorker::exchange(const std::function<nlohmann::json(const HostArena&, std::vector<int>&)>& makeRequest,
-                            const std::function<void(HostMessage&, const HostArena&)>& takeReply,
+void PythonWorker::exchange(const std::function<nlohmann::json(const HostMemory&, std::vector<int>&)>& makeRequest,
+                            const std::function<void(HostMessage&, const HostMemory&)>& takeReply,
                             const std::function<bool()>& cancelled) {
   std::lock_guard<std::mutex> lock(m_mutex);
   // A worker that died just before (its threads still on their way out, its end of the socket
@@ -233,11 +234,19 @@ void PythonWorker::exchange(const std::function<nlohmann::json(const HostArena&,
   // it and then died may have begun the op: that call fails.
   for (int attempt = 0;; ++attempt) {
     startIfNotRunning(cancelled);
+    // the buffers this attempt lent are free again when it ends, however it ends
+    struct EndCall {
+      SharedBuffers& buffers;
+      ~EndCall() { buffers.endCall(); }
+    } endCall{*m_buffers};
+    const HostMemory memory{m_arena, *m_buffers};
     std::vector<int> fds;
-    const nlohmann::json request = makeRequest(m_arena, fds);
+    nlohmann::json request = makeRequest(memory, fds);
+    const std::vector<std::uint32_t> forgotten = m_buffers->forgotten();
+    if (!forgotten.empty()) request["forget"] = forgotten;
     try {
-      HostMessage reply = callLocked(request, fds, cancelled);
-      takeReply(reply, m_arena);
+      HostMessage reply = callLocked(request, fds, forgotten.size(), cancelled);
+      takeReply(reply, memory);
       return;
     } catch (const RequestUnread& unread) {
       if (attempt > 0) throw PythonCallError(unread.message, {}, /*workerEnded=*/true);
@@ -246,12 +255,13 @@ void PythonWorker::exchange(const std::function<nlohmann::json(const HostArena&,
 }
 
 HostMessage PythonWorker::callLocked(const nlohmann::json& request, const std::vector<int>& fds,
-                                     const std::function<bool()>& cancelled) {
+                                     std::size_t forgottenTold, const std::function<bool()>& cancelled) {
   if (!m_report->error.empty()) throw PythonCallError(m_report->error);
   const double deadline = monotonicSeconds() + m_options.callTimeoutSeconds;
   HostMessage reply;
   try {
     sendHostMessage(m_socket.get(), request, fds);
+    m_buffers->sent(forgottenTold);
     switch (waitReadable(m_socket.get(), deadline, cancelled)) {
       case WaitEnd::Ready: break;
       case WaitEnd::Cancelled:

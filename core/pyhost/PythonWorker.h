@@ -10,6 +10,7 @@
 
 #include "HostChannel.h"
 #include "PythonHostOptions.h"
+#include "SharedBuffers.h"
 
 namespace torchir {
 
@@ -37,9 +38,15 @@ struct HostArena {
   std::size_t size = 0;
 };
 
+/// What one call's tensors travel through: the arena for small ones, shared buffers for the rest.
+struct HostMemory {
+  HostArena arena;
+  SharedBuffers& buffers;
+};
+
 class PythonWorker {
  public:
-  /// Tensors up to this size go through the arena when they fit; larger ones get a memfd each.
+  /// Tensors up to this size go through the arena when they fit; larger ones through shared buffers.
   static constexpr std::size_t kArenaTensorBytes = 64 * 1024;
   static constexpr std::size_t kArenaBytes = 4 * 1024 * 1024;
 
@@ -59,12 +66,12 @@ class PythonWorker {
   /// with "ok": false throws PythonCallError carrying the traceback; a dead or silent worker
   /// throws PythonCallError naming why; `cancelled` true while waiting throws PythonCallCancelled.
   HostMessage call(const nlohmann::json& request, const std::vector<int>& fds, const std::function<bool()>& cancelled);
-  /// One call with tensors, under the worker's lock from start to end: `makeRequest(arena, fds)`
-  /// writes the message (and small tensors into the arena, descriptors of large ones into `fds`,
-  /// borrowed); `takeReply(reply, arena)` reads the answer before another call may reuse the arena.
-  /// Throws as call() does.
-  void exchange(const std::function<nlohmann::json(const HostArena&, std::vector<int>&)>& makeRequest,
-                const std::function<void(HostMessage&, const HostArena&)>& takeReply,
+  /// One call with tensors, under the worker's lock from start to end: `makeRequest(memory, fds)`
+  /// writes the message (and small tensors into the arena, large ones into buffers it borrows,
+  /// the descriptors to send into `fds`, borrowed); `takeReply(reply, memory)` reads the answer
+  /// before another call may reuse the arena or the buffers it lent. Throws as call() does.
+  void exchange(const std::function<nlohmann::json(const HostMemory&, std::vector<int>&)>& makeRequest,
+                const std::function<void(HostMessage&, const HostMemory&)>& takeReply,
                 const std::function<bool()>& cancelled);
   /// The worker's process id, -1 when none runs (tests stop it from outside).
   pid_t pid() const;
@@ -83,7 +90,8 @@ class PythonWorker {
   UniqueFd m_socket;
   UniqueFd m_arenaFd;
   HostArena m_arena;  // mapped while a worker runs
-  HostMessage callLocked(const nlohmann::json& request, const std::vector<int>& fds,
+  std::shared_ptr<SharedBuffers> m_buffers = std::make_shared<SharedBuffers>();  // outlive workers
+  HostMessage callLocked(const nlohmann::json& request, const std::vector<int>& fds, std::size_t forgottenTold,
                          const std::function<bool()>& cancelled);  // requires m_mutex; throws RequestUnread too
   std::optional<PythonHostReport> m_report;
 };

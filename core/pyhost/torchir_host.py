@@ -23,8 +23,10 @@ import_errors, executors}; then each request gets exactly one reply, in order:
                                                     -> {"ok":true,"outputs":[V]}
     failures -> {"ok":false,"error":"Type: message","traceback":"..."}
 
-A call or execute may also say "arena_free" (where in the arena outputs may go)
-and "threads" (the caller's intra-op thread count, which the op runs on).
+A call or execute may also say "arena_free" (where in the arena outputs may go),
+"spares" (shared buffers outputs may go in, [{"pool":P,"bytes":B}]) and "threads"
+(the caller's intra-op thread count, which the op runs on).  Any request may say
+"forget": [P] (buffers the caller no longer has: unmapped here).
 
 Values V are tagged JSON objects: {"t":"none"}, {"t":"bool"|"int"|"float"|"str",
 "v":..} (non-finite floats as "inf", "-inf", "nan"), {"t":"list","v":[V]},
@@ -34,9 +36,14 @@ where I indexes the message's fds (a memfd of at least B bytes holding the
 storage; -1 when B is 0) and O is the storage offset in elements.  A tensor
 with "file_offset":F instead names B bytes at offset F of the file behind fd
 I (a weight the caller mapped from its file, read-only there): it is mapped
-copy-on-write, so an op's writes never reach the file.  Input
-tensors are mapped shared, so in-place ops write straight through to the C++
-side; output tensors are copied, contiguous, into fresh memfds.
+copy-on-write, so an op's writes never reach the file.  A tensor with
+"arena":A is at byte A of the arena; one with "pool":P is at the start of
+shared buffer P.  A tensor or spare that carries both "pool":P and "fd":I
+hands the buffer over: fd I is mapped as P and kept until the caller says to
+forget it.  Inputs are seen where they are (in-place ops write straight through
+to the C++ side); outputs are copied, contiguous, into the arena, a spare, or
+failing those a fresh memfd sealed at its size, which the caller keeps as a
+buffer of its own.
 """
 
 import sys
@@ -83,6 +90,9 @@ torch = None  # imported in main(), so a missing torch can still be reported
 # The region both processes map for the worker's life (--arena FD:BYTES): small tensors travel
 # through it as an offset, without a descriptor or a mapping of their own. A uint8 tensor over it.
 ARENA = None
+# The caller's shared buffers this worker has mapped, by number: uint8 tensors over them. Large
+# tensors travel through them call after call, their pages faulted in once.
+BUFFERS = {}
 
 
 class UsageError(Exception):
@@ -113,6 +123,7 @@ class Scratch:
         self.fds = fds       # received with the request
         self.out_fds = []    # memfds of output tensors, sent with the reply
         self.arena_next = 0  # where outputs may go in the arena: past the request's inputs
+        self.spares = []     # (bytes, pool) of the buffers outputs may go in, untaken
 
     def release_outputs(self):
         close_fds(self.out_fds)
@@ -315,6 +326,11 @@ def decode_tensor(v, scratch):
             return keep_arena_view(key, at, nbytes, dtype)
         # storage offsets count from the arena's start
         return ARENA[at:at + nbytes].view(dtype).as_strided(shape, strides, at // size + offset)
+    pool = v.get("pool")
+    if pool is not None:
+        buffer = shared_buffer(v, scratch)
+        need(nbytes <= buffer.numel(), "tensor of %d bytes in shared buffer %r of %d", nbytes, pool, buffer.numel())
+        return buffer[:nbytes].view(dtype).as_strided(shape, strides, offset)
     need(is_int(index) and 0 <= index < len(scratch.fds),
          "tensor fd index %r, but the message has %d fds", index, len(scratch.fds))
     file_offset = v.get("file_offset")
@@ -333,6 +349,39 @@ def decode_tensor(v, scratch):
     mm = mmap.mmap(scratch.fds[index], nbytes, **MMAP_OPTIONS)
     flat = torch.frombuffer(mm, dtype=torch.uint8, count=nbytes).view(dtype)
     return flat.as_strided(shape, strides, offset)
+
+
+def shared_buffer(v, scratch):
+    """The buffer v names by "pool", mapped first from the message's fd when v carries one."""
+    pool, index = v.get("pool"), v.get("fd")
+    need(is_int(pool) and pool >= 0, "shared buffer number %r", pool)
+    if index is not None:
+        need(is_int(index) and 0 <= index < len(scratch.fds),
+             "shared buffer fd index %r, but the message has %d fds", index, len(scratch.fds))
+        size = os.fstat(scratch.fds[index]).st_size
+        need(size > 0, "shared buffer %d is empty", pool)
+        # the storage keeps the mapping: it goes when the caller says to forget the buffer and
+        # no tensor an op kept is over it
+        BUFFERS[pool] = torch.frombuffer(mmap.mmap(scratch.fds[index], size, **MMAP_OPTIONS), dtype=torch.uint8)
+    buffer = BUFFERS.get(pool)
+    need(buffer is not None, "shared buffer %d was never handed over", pool)
+    return buffer
+
+
+def take_spares(request, scratch):
+    spares = request.get("spares", [])
+    need(isinstance(spares, list), "spares must be a list")
+    for s in spares:
+        need(isinstance(s, dict), "a spare must be an object")
+        scratch.spares.append((shared_buffer(s, scratch).numel(), s["pool"]))
+
+
+def forget_buffers(request):
+    forget = request.get("forget", [])
+    need(isinstance(forget, list), "forget must be a list")
+    for pool in forget:
+        if is_int(pool):
+            BUFFERS.pop(pool, None)
 
 
 # The arena's bytes for a tensor, by the message's words for it, each checked once: a program's
@@ -460,19 +509,41 @@ def encode_tensor(t, scratch):
         scratch.arena_next = at + nbytes
         return {"t": "tensor", "arena": at, "bytes": nbytes, "dtype": name,
                 "shape": list(shape), "strides": list(strides), "offset": 0}
+    value = {"t": "tensor", "bytes": nbytes, "dtype": dtype_name(t.dtype),
+             "shape": list(t.shape), "strides": list(t.stride()), "offset": 0}
+    spare = best_spare(scratch, nbytes) if nbytes > 0 else None
+    if spare is not None:
+        # the caller's buffer, mapped here since an earlier call: one copy, no fresh pages
+        BUFFERS[spare][:nbytes].view(t.dtype).view(t.shape).copy_(t)
+        value["pool"] = spare
+        return value
     if nbytes > 0:
         need(len(scratch.out_fds) < MAX_FDS,
              "the reply would carry more than %d tensors", MAX_FDS)
         fd = os.memfd_create("torchir-out", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         scratch.out_fds.append(fd)  # closed after sending, or on error
         write_all(fd, t, nbytes)
-        # sealed at its size and its bytes: the C++ side maps it as the output's storage, and
-        # nothing holding the descriptor may change the result after it was checked
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
-                    fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+        # sealed at its size: the caller maps it as the output's storage and keeps it as a buffer
+        # for later calls, which write into it again
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
         index = len(scratch.out_fds) - 1
-    return {"t": "tensor", "fd": index, "bytes": nbytes, "dtype": dtype_name(t.dtype),
-            "shape": list(t.shape), "strides": list(t.stride()), "offset": 0}
+    value["fd"] = index
+    return value
+
+
+# A spare suits an output that fills at least half of it (less one grain of the caller's sizes):
+# a small output must not hold a large buffer for as long as the caller keeps it.
+SPARE_GRAIN = 2 * 1024 * 1024
+
+
+def best_spare(scratch, nbytes):
+    """The smallest untaken spare that suits nbytes, taken; None if none does."""
+    fits = [s for s in scratch.spares if s[0] >= nbytes and s[0] - nbytes <= nbytes + SPARE_GRAIN]
+    if not fits:
+        return None
+    best = min(fits)
+    scratch.spares.remove(best)
+    return best[1]
 
 
 # Outputs up to this size go into the arena when they fit (the C++ side's kArenaTensorBytes).
@@ -601,6 +672,8 @@ def handle(host, body, fd_count, truncated, scratch):
             need(is_int(free) and free >= 0, "arena_free must be a non-negative integer")
             # the arena is shared: without room named for outputs, they take memfds
             scratch.arena_next = free if "arena_free" in request else (ARENA.numel() if ARENA is not None else 0)
+            forget_buffers(request)
+            take_spares(request, scratch)
             # ops run on as many threads as the caller's own ops, for the same bits
             threads = request.get("threads")
             if is_int(threads) and 1 <= threads <= 4096 and threads != host.threads:

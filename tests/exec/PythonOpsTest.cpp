@@ -49,6 +49,18 @@ SessionRun runProgram(const Program& p, const std::string& inputs) {
   return r;
 }
 
+/// A float32 tensor's values times `factor`, in memory of its own.
+TensorData scaled(const TensorData& t, float factor) {
+  auto values = std::make_shared<std::vector<float>>(static_cast<std::size_t>(t.numel()));
+  const auto* from = reinterpret_cast<const float*>(t.storage->data) + t.storageOffset;
+  for (std::size_t i = 0; i < values->size(); ++i) (*values)[i] = from[i] * factor;
+  TensorData out = t;
+  out.storageOffset = 0;
+  out.storage = std::make_shared<Storage>(Storage{reinterpret_cast<const std::byte*>(values->data()),
+                                                  values->size() * sizeof(float), values, "scaled"});
+  return out;
+}
+
 /// The state letter of process `pid` in /proc ('Z' for a zombie: dead, not yet reaped); 0 if none.
 char processState(int pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
@@ -167,6 +179,41 @@ class PythonOpsTest : public QObject {
     const SessionRun r = runProgram(p, pyops("py_large", ".inputs.safetensors"));
     QVERIFY2(r.outcome.reason == StopReason::Finished, r.outcome.diagnosis.message.c_str());
     QCOMPARE(mismatch(*r.session, pyops("py_large", ".outputs.safetensors")), std::string());
+  }
+
+  void largeTensorsReuseTheirSharedBuffersRunAfterRun() {
+    // the first runs make buffers (each a memfd both processes fault in); later runs only reuse them
+    atenBackend().setPythonHost(withModule());
+    const Program p = loadProgram(pyops("py_large", ".pt2"));
+    std::vector<std::size_t> made;
+    for (int run = 0; run < 4; ++run) {
+      const std::size_t before = atenBackend().pythonCallTraffic().buffersMade;
+      const SessionRun r = runProgram(p, pyops("py_large", ".inputs.safetensors"));
+      QVERIFY2(r.outcome.reason == StopReason::Finished, r.outcome.diagnosis.message.c_str());
+      QCOMPARE(mismatch(*r.session, pyops("py_large", ".outputs.safetensors")), std::string());
+      made.push_back(atenBackend().pythonCallTraffic().buffersMade - before);
+    }
+    QVERIFY(made[0] > 0);
+    QCOMPARE(made[2], std::size_t{0});
+    QCOMPARE(made[3], std::size_t{0});
+  }
+
+  void aResultKeptKeepsItsBitsWhileLaterCallsRun() {
+    // a result lives in a shared buffer: no later call may write into it while the result lives
+    atenBackend().setPythonHost(withModule());
+    const Program p = loadProgram(pyops("py_large", ".pt2"));
+    const SessionRun kept = runProgram(p, pyops("py_large", ".inputs.safetensors"));
+    QCOMPARE(kept.outcome.reason, StopReason::Finished);
+    for (float factor : {-1.0f, 3.0f}) {
+      std::vector<TensorData> other;
+      for (const auto& [name, t] : readSafetensors(pyops("py_large", ".inputs.safetensors"))) other.push_back(scaled(t, factor));
+      SessionRun later{atenBackend().createSession(p), {}};
+      QVERIFY(later.session->setInputs(other).ok());
+      later.outcome = later.session->run();
+      QCOMPARE(later.outcome.reason, StopReason::Finished);
+      QVERIFY(mismatch(*later.session, pyops("py_large", ".outputs.safetensors")) != std::string());
+    }
+    QCOMPARE(mismatch(*kept.session, pyops("py_large", ".outputs.safetensors")), std::string());
   }
 
   void aWeightGoesToPythonAsItsFilesPages() {
