@@ -172,8 +172,8 @@ class PythonOpsTest : public QObject {
     QCOMPARE(atenBackend().pythonWorkerPid(), pid);
   }
 
-  void largeTensorsTravelInMemfdsToEagersBits() {
-    // 256 KiB each way, past the arena's 64 KiB: sealed memfds in, sealed memfds mapped as the outputs
+  void largeTensorsTravelInSharedBuffersToEagersBits() {
+    // 256 KiB each way, past the arena's 64 KiB: shared buffers in, shared buffers as the outputs' storage
     atenBackend().setPythonHost(withModule());
     const Program p = loadProgram(pyops("py_large", ".pt2"));
     const SessionRun r = runProgram(p, pyops("py_large", ".inputs.safetensors"));
@@ -183,6 +183,7 @@ class PythonOpsTest : public QObject {
 
   void largeTensorsReuseTheirSharedBuffersRunAfterRun() {
     // the first runs make buffers (each a memfd both processes fault in); later runs only reuse them
+    atenBackend().setPythonHost({});  // a new worker, and a pool with no buffers yet
     atenBackend().setPythonHost(withModule());
     const Program p = loadProgram(pyops("py_large", ".pt2"));
     std::vector<std::size_t> made;
