@@ -245,7 +245,8 @@ void PythonWorker::exchange(const std::function<nlohmann::json(const HostMemory&
     const std::vector<std::uint32_t> forgotten = m_buffers->forgotten();
     if (!forgotten.empty()) request["forget"] = forgotten;
     try {
-      HostMessage reply = callLocked(request, fds, forgotten.size(), cancelled);
+      HostMessage reply = callLocked(request, fds, cancelled);
+      m_buffers->answered(forgotten.size());
       takeReply(reply, memory);
       return;
     } catch (const RequestUnread& unread) {
@@ -255,13 +256,13 @@ void PythonWorker::exchange(const std::function<nlohmann::json(const HostMemory&
 }
 
 HostMessage PythonWorker::callLocked(const nlohmann::json& request, const std::vector<int>& fds,
-                                     std::size_t forgottenTold, const std::function<bool()>& cancelled) {
+                                     const std::function<bool()>& cancelled) {
   if (!m_report->error.empty()) throw PythonCallError(m_report->error);
   const double deadline = monotonicSeconds() + m_options.callTimeoutSeconds;
   HostMessage reply;
   try {
     sendHostMessage(m_socket.get(), request, fds);
-    m_buffers->sent(forgottenTold);
+    m_buffers->sent();
     switch (waitReadable(m_socket.get(), deadline, cancelled)) {
       case WaitEnd::Ready: break;
       case WaitEnd::Cancelled:

@@ -91,7 +91,7 @@ class PythonWorker {
   UniqueFd m_arenaFd;
   HostArena m_arena;  // mapped while a worker runs
   std::shared_ptr<SharedBuffers> m_buffers = std::make_shared<SharedBuffers>();  // outlive workers
-  HostMessage callLocked(const nlohmann::json& request, const std::vector<int>& fds, std::size_t forgottenTold,
+  HostMessage callLocked(const nlohmann::json& request, const std::vector<int>& fds,
                          const std::function<bool()>& cancelled);  // requires m_mutex; throws RequestUnread too
   std::optional<PythonHostReport> m_report;
 };

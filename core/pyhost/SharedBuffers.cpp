@@ -42,7 +42,7 @@ std::size_t SharedBuffers::buffersMade() { return made.load(); }
 
 void SharedBuffers::workerStarted() {
   std::lock_guard<std::mutex> lock(m_mutex);
-  for (Buffer& b : m_buffers) b.workerHasIt = b.introduced = false;
+  for (Buffer& b : m_buffers) b.workerHasIt = b.workerMayHaveIt = b.introduced = false;
   m_forgotten.clear();
 }
 
@@ -145,6 +145,8 @@ std::shared_ptr<const SharedMemory> SharedBuffers::adopt(UniqueFd fd, std::size_
   const int seals = fcntl(fd.get(), F_GET_SEALS);
   if (seals < 0 || !(seals & F_SEAL_SHRINK) || !(seals & F_SEAL_SEAL))
     throw std::runtime_error("the Python worker returned a tensor in memory it did not seal at its size");
+  if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
+    throw std::runtime_error("the Python worker returned a tensor in memory sealed against the writes of later calls");
   auto memory = mapShared(std::move(fd), static_cast<std::size_t>(st.st_size));
   std::lock_guard<std::mutex> lock(m_mutex);
   return leaseLocked(add(std::move(memory)));  // the worker closed its own: it has none mapped
@@ -175,13 +177,14 @@ void SharedBuffers::trim() {
       freeBytes += b.memory->size;
       ++freeCount;
     }
-  while (freeBytes > kKeepFreeBytes || freeCount > kKeepFreeBuffers) {
+  // the most recent stays, however large: a program calls with the same sizes run after run
+  while ((freeBytes > kKeepFreeBytes || freeCount > kKeepFreeBuffers) && freeCount > 1) {
     auto oldest = m_buffers.end();
     for (auto it = m_buffers.begin(); it != m_buffers.end(); ++it)
       if (it->state == State::Free && (oldest == m_buffers.end() || it->lastUse < oldest->lastUse)) oldest = it;
     freeBytes -= oldest->memory->size;
     --freeCount;
-    if (oldest->workerHasIt) m_forgotten.push_back(oldest->id);
+    if (oldest->workerHasIt || oldest->workerMayHaveIt) m_forgotten.push_back(oldest->id);
     m_buffers.erase(oldest);
   }
 }
@@ -191,7 +194,13 @@ std::vector<std::uint32_t> SharedBuffers::forgotten() {
   return m_forgotten;
 }
 
-void SharedBuffers::sent(std::size_t forgottenTold) {
+void SharedBuffers::sent() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (Buffer& b : m_buffers)
+    if (b.introduced) b.workerMayHaveIt = true;
+}
+
+void SharedBuffers::answered(std::size_t forgottenTold) {
   std::lock_guard<std::mutex> lock(m_mutex);
   for (Buffer& b : m_buffers)
     if (b.introduced) {

@@ -33,7 +33,7 @@ struct SharedMemory {
 class SharedBuffers : public std::enable_shared_from_this<SharedBuffers> {
  public:
   static constexpr std::size_t kGrain = std::size_t{2} << 20;            // sizes are rounded up to this
-  static constexpr std::size_t kKeepFreeBytes = std::size_t{256} << 20;  // free memory kept for later calls
+  static constexpr std::size_t kKeepFreeBytes = std::size_t{256} << 20;  // free memory kept for later calls (and the last buffer freed)
   static constexpr std::size_t kKeepFreeBuffers = 32;
   static constexpr std::size_t kMaxSpares = 16;  // offered to one call for its results
 
@@ -64,9 +64,11 @@ class SharedBuffers : public std::enable_shared_from_this<SharedBuffers> {
   void endCall();
   /// Buffers the worker has mapped that are gone here: the next request tells it to unmap them.
   std::vector<std::uint32_t> forgotten();
-  /// The request is sent: the worker has the descriptors it carried, and was told the first
-  /// `forgottenTold` of forgotten().
-  void sent(std::size_t forgottenTold);
+  /// The request is sent: the worker may have mapped the buffers whose descriptors it carried.
+  void sent();
+  /// The worker answered the request without an error: it mapped those buffers and forgot the
+  /// first `forgottenTold` of forgotten(). (A request it refused is sent again in full.)
+  void answered(std::size_t forgottenTold);
 
   /// How many buffers were made or adopted since the process started (each a memfd faulted in).
   static std::size_t buffersMade();
@@ -77,7 +79,8 @@ class SharedBuffers : public std::enable_shared_from_this<SharedBuffers> {
     std::uint32_t id = 0;
     std::shared_ptr<SharedMemory> memory;
     State state = State::Free;
-    bool workerHasIt = false;  // mapped by the worker running now
+    bool workerHasIt = false;      // mapped by the worker running now
+    bool workerMayHaveIt = false;  // sent to it, maybe mapped: forgotten when it goes
     bool introduced = false;   // its descriptor is in the request being made
     std::uint64_t lastUse = 0;
   };

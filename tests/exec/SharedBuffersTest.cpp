@@ -43,7 +43,8 @@ class SharedBuffersTest : public QObject {
     const SharedBuffers::Lent first = pool->borrow(3 * MiB);
     QVERIFY(first.fdToSend >= 0);
     QCOMPARE(first.size, 4 * MiB);  // rounded up to the grain
-    pool->sent(0);
+    pool->sent();
+    pool->answered(0);
     pool->endCall();
     const SharedBuffers::Lent again = pool->borrow(3 * MiB + 1);
     QCOMPARE(again.id, first.id);
@@ -62,10 +63,23 @@ class SharedBuffersTest : public QObject {
     QVERIFY(again.fdToSend >= 0);
   }
 
+  void aRequestTheWorkerRefusedSendsItsDescriptorsAgain() {
+    // it may have failed before it mapped them; when such a buffer goes, the worker forgets it
+    auto pool = std::make_shared<SharedBuffers>();
+    const auto first = pool->borrow(300 * MiB);
+    pool->sent();
+    pool->endCall();
+    QVERIFY(pool->borrow(300 * MiB).fdToSend >= 0);
+    pool->borrow(MiB);  // a second buffer: the large one is no longer the only one free
+    pool->endCall();
+    QCOMPARE(pool->forgotten(), std::vector<std::uint32_t>{first.id});
+  }
+
   void aNewWorkerIsSentEveryBufferAgain() {
     auto pool = std::make_shared<SharedBuffers>();
     pool->borrow(MiB);
-    pool->sent(0);
+    pool->sent();
+    pool->answered(0);
     pool->endCall();
     pool->workerStarted();
     QVERIFY(pool->borrow(MiB).fdToSend >= 0);
@@ -101,6 +115,13 @@ class SharedBuffersTest : public QObject {
     QCOMPARE(pool->spares(8).size(), std::size_t{2});
   }
 
+  void aBufferLargerThanTheBoundIsKeptForTheNextCall() {
+    auto pool = std::make_shared<SharedBuffers>();
+    const auto first = pool->borrow(300 * MiB);
+    pool->endCall();
+    QCOMPARE(pool->borrow(300 * MiB).id, first.id);
+  }
+
   void sparesSendAtMostTheDescriptorsLeft() {
     auto pool = std::make_shared<SharedBuffers>();
     for (int i = 0; i < 3; ++i) pool->borrow(MiB);
@@ -115,7 +136,7 @@ class SharedBuffersTest : public QObject {
     QVERIFY(throws([&] { pool->adopt(workersMemfd(MiB, 0), MiB); }));
     QVERIFY(throws([&] { pool->adopt(workersMemfd(MiB, F_SEAL_GROW | F_SEAL_SEAL), MiB); }));
     QVERIFY(throws([&] { pool->adopt(workersMemfd(MiB, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), MiB + 1); }));
-    // sealed against writes: it cannot be a buffer later calls write into
+    // sealed against writes: it cannot be a buffer later calls write into, so it is refused
     QVERIFY(throws([&] { pool->adopt(workersMemfd(MiB, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), MiB); }));
     QVERIFY(throws([&] { pool->adopt(UniqueFd(), MiB); }));
     auto result = pool->adopt(workersMemfd(MiB, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), MiB);
@@ -131,11 +152,14 @@ class SharedBuffersTest : public QObject {
     auto pool = std::make_shared<SharedBuffers>();
     std::vector<std::uint32_t> ids;
     for (int i = 0; i < 5; ++i) ids.push_back(pool->borrow(64 * MiB).id);  // 320 MiB, not touched
-    pool->sent(0);
+    pool->sent();
+    pool->answered(0);
     pool->endCall();
     const std::vector<std::uint32_t> forgotten = pool->forgotten();
-    QCOMPARE(forgotten.size(), std::size_t{1});  // 256 MiB are kept
-    pool->sent(forgotten.size());
+    QCOMPARE(forgotten, std::vector<std::uint32_t>{ids.front()});  // 256 MiB are kept, the oldest goes
+    pool->sent();
+    QCOMPARE(pool->forgotten(), forgotten);  // told once the worker answers
+    pool->answered(forgotten.size());
     QVERIFY(pool->forgotten().empty());
     QCOMPARE(pool->spares(8).size(), std::size_t{4});
   }
