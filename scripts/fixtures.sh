@@ -79,4 +79,6 @@ family executorch make_executorch.py "programs shipped with ExecuTorch" fixture_
 # Programs calling ops defined in Python, with the modules that define them.
 family pyops make_python_ops.py "programs with ops defined in Python" pyops/torchir_pyops.py \
   pyops/torchir_pyops_executors.py
+# Programs whose ops defined in Python their own modules define (transformers MoE), and a crafted one.
+family moe make_moe.py "programs pointing to the modules that define their Python ops" moe/torchir_crafted_probe.py
 echo "$dir"

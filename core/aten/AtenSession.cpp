@@ -671,8 +671,12 @@ class AtenSession final : public Session {
     d.kind = problem->kind;
     d.schema = k.schema();
     d.message = problem->message;
+    d.pythonImports = problem->pythonImports;
     d.explanation = problem->kind == DiagnosisClass::UnsupportedHigherOrderOp
                         ? "This control-flow or wrapper op needs a kernel of its own; the nodes before it ran."
+                    : problem->kind == DiagnosisClass::OpNotFound && !problem->pythonImports.empty()
+                        ? "Import " + problem->pythonImports.front() + " in the Python named: --python-import " +
+                              problem->pythonImports.front() + " (or --python-import auto), or the studio's Import button."
                     : problem->kind == DiagnosisClass::OpNotFound
                         ? "Name a Python whose modules define the op (--python PATH --python-import MODULE, or the studio's Preferences), load the library that defines it, or register an executor for it (--executors)."
                         : "The node's serialized arguments do not fit the op's schema.";

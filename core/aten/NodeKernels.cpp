@@ -10,6 +10,7 @@
 #include "IrCallPlanner.h"
 #include "OperatorLookup.h"
 #include "PythonOps.h"
+#include "program/PythonModuleHints.h"
 #include "program/QuantOps.h"
 #include "SubclassKernels.h"
 #include "SymbolicKernels.h"
@@ -405,9 +406,36 @@ std::unique_ptr<NodeKernel> irGetItemKernel(const Program& p, const Node& n) {
   try {
     return std::make_unique<IrGetItemKernel>(n, planIrGetItem(p, n));
   } catch (const std::exception& e) {
-    return std::make_unique<UnsupportedKernel>(KernelProblem{DiagnosisClass::RuntimeError, e.what()},
+    return std::make_unique<UnsupportedKernel>(KernelProblem{DiagnosisClass::RuntimeError, e.what(), {}},
                                                "getitem(Tensor[] outputs, int index) -> Tensor");
   }
+}
+
+
+/// Why the dispatcher has no kernel for `n`: the op's name, the modules the program points to and,
+/// when a Python is named, those whose source defines it, which the diagnosis offers to import.
+KernelProblem missingOperator(const Program& p, const Node& n) {
+  const std::string qualified = qualifiedOperatorName(n.target);  // "ns::name.overload"
+  if (qualified == n.target) return {DiagnosisClass::OpNotFound, "'" + n.target + "' is not an operator the dispatcher knows", {}};
+  const std::string op = qualified.substr(0, qualified.find('.', qualified.find("::")));
+  const std::vector<std::string> hints = pythonModulesNamedFor(p, n.target);
+  std::string pointsTo;
+  for (const std::string& m : hints) pointsTo += (pointsTo.empty() ? "the program points to " : ", ") + m;
+  const std::string python = operatorProblem(n.target);
+  KernelProblem k{DiagnosisClass::OpNotFound, "the dispatcher has no operator " + qualified, {}};
+  if (python.empty()) {
+    k.message += " (an op defined in Python" + (pointsTo.empty() ? "" : "; " + pointsTo) +
+                 ": name a Python whose modules define it with --python PATH --python-import MODULE; or a custom op "
+                 "whose library is not loaded, or an op of another torch version)";
+    return k;
+  }
+  k.message += " and the Python named does not define it: " + python;
+  k.pythonImports = pythonModulesDefining(op, hints);
+  if (!k.pythonImports.empty())
+    k.message += "; " + k.pythonImports.front() + " defines it: add --python-import " + k.pythonImports.front();
+  else if (!pointsTo.empty())
+    k.message += "; " + pointsTo + ", and none of their sources defines it";
+  return k;
 }
 
 }  // namespace
@@ -427,24 +455,15 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
   if (!ir && isHigherOrderTarget(n.target)) {  // the IR JSON keeps no subgraphs: diagnosed below
     auto hop = resolveHigherOrder(p, n, make);
     if (auto* problem = std::get_if<HigherOrderProblem>(&hop))
-      return std::make_unique<UnsupportedKernel>(KernelProblem{problem->kind, problem->message});
+      return std::make_unique<UnsupportedKernel>(KernelProblem{problem->kind, problem->message, {}});
     return std::make_unique<HigherOrderNodeKernel>(p, n, std::get<std::shared_ptr<HigherOrderKernel>>(std::move(hop)));
   }
   auto op = findOperator(n.target);
   if (!op) {
-    const bool hop = isHigherOrderTarget(n.target);
-    const bool named = qualifiedOperatorName(n.target) != n.target;  // of the form ns.op.overload
-    const std::string python = operatorProblem(n.target);
-    return std::make_unique<UnsupportedKernel>(KernelProblem{
-        hop ? DiagnosisClass::UnsupportedHigherOrderOp : DiagnosisClass::OpNotFound,
-        hop     ? "the higher-order op " + n.target + " has no kernel yet"
-        : !python.empty() ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
-                                " and the Python named does not define it: " + python
-        : named ? "the dispatcher has no operator " + qualifiedOperatorName(n.target) +
-                      " (an op defined in Python: name a Python whose modules define it with --python PATH "
-                      "--python-import MODULE; or a custom op whose library is not loaded, or an op of another "
-                      "torch version)"
-                : "'" + n.target + "' is not an operator the dispatcher knows"});
+    if (isHigherOrderTarget(n.target))
+      return std::make_unique<UnsupportedKernel>(
+          KernelProblem{DiagnosisClass::UnsupportedHigherOrderOp, "the higher-order op " + n.target + " has no kernel yet", {}});
+    return std::make_unique<UnsupportedKernel>(missingOperator(p, n));
   }
   try {
     CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());
@@ -456,7 +475,7 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
     return std::make_unique<DispatcherKernel>(n, *op, std::move(plan), ir, inPython);
   } catch (const std::exception& e) {
     return std::make_unique<UnsupportedKernel>(
-        KernelProblem{DiagnosisClass::RuntimeError, std::string("cannot rebuild the call: ") + e.what()},
+        KernelProblem{DiagnosisClass::RuntimeError, std::string("cannot rebuild the call: ") + e.what(), {}},
         toString(op->schema()));
   }
 }

@@ -33,6 +33,7 @@ struct NodeRun {
 struct KernelProblem {
   DiagnosisClass kind = DiagnosisClass::OpNotFound;
   std::string message;
+  std::vector<std::string> pythonImports;  // modules whose source defines the missing op (Diagnosis::pythonImports)
 };
 
 class NodeKernel {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -592,6 +593,31 @@ std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const
   std::lock_guard<std::mutex> lock(h.mutex);
   h.unserved[k] = problem;
   return std::nullopt;
+}
+
+std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules) {
+  auto w = worker();
+  if (!w || modules.empty()) return {};
+  std::vector<std::string> defining;
+  try {
+    if (!w->report(callCancelled).error.empty()) return {};
+    const HostMessage reply = w->call({{"type", "locate"}, {"op", name}, {"modules", modules}}, {}, callCancelled);
+    const auto found = reply.body.find("modules");
+    if (found == reply.body.end() || !found->is_array()) return {};
+    // only names asked about: the worker's words are not shown unless they are ours
+    for (const auto& m : *found)
+      if (m.is_object() && m.value("defines", false) == true) {
+        const std::string module = m.value("module", std::string());
+        if (std::find(modules.begin(), modules.end(), module) != modules.end()) defining.push_back(module);
+      }
+  } catch (const PythonCallError&) {
+    return {};
+  } catch (const PythonCallCancelled&) {
+    return {};
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+  return defining;
 }
 
 std::string pythonOperatorProblem(const std::string& name, const std::string& overload) {

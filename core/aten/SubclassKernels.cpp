@@ -105,7 +105,7 @@ std::unique_ptr<NodeKernel> subclassInnerKernel(const Program& p, const Node& n)
     else if (const auto* l = a.arg.as<arg::Attribute>(); l && l->value.asString()) attribute = *l->value.asString(), named = true;
   }
   if (source == kNone || !named)
-    return unsupportedKernel({DiagnosisClass::RuntimeError, "access_subclass_inner_tensor needs a tensor and the name of an attribute"},
+    return unsupportedKernel({DiagnosisClass::RuntimeError, "access_subclass_inner_tensor needs a tensor and the name of an attribute", {}},
                              kSchema);
   return std::make_unique<SubclassInnerKernel>(p, n, source, attribute);
 }

@@ -25,9 +25,12 @@ Json nodeRecordJson(const NodeRecord& r) {
 }
 
 Json diagnosisJson(const Diagnosis& d) {
-  return {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
-          {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation},
-          {"arguments", argumentsJson(d.arguments)}, {"stack", d.stackTrace}, {"traceback", d.traceback}};
+  Json j = {{"class", std::string(diagnosisClassName(d.kind))}, {"node", d.nodeName}, {"op", d.opType},
+            {"schema", d.schema}, {"message", d.message}, {"explanation", d.explanation},
+            {"arguments", argumentsJson(d.arguments)}, {"stack", d.stackTrace}, {"traceback", d.traceback}};
+  // a suggestion for the run at hand: written for tools that read --json, not read back from a capture
+  if (!d.pythonImports.empty()) j["python_imports"] = d.pythonImports;
+  return j;
 }
 
 ValueSummary valueSummaryFromJson(const JsonFields& f, const Json& o, const std::string& where) {

@@ -12,7 +12,7 @@ namespace torchir::cli {
 
 int checkCommand(const Args& args) {
   const Program& program = loadForCommand(args.positional.front(), {args.option("--weights"), args.option("--constants")});
-  if (!applyBackendOptions(args)) return kBadInput;
+  if (!applyBackendOptions(args, {&program})) return kBadInput;
   std::vector<TensorData> inputs;
   if (args.flag("--inputs")) inputs = readInputsFile(program, args.option("--inputs"));
   const std::vector<Problem> problems = checkBeforeRunning(program, args.flag("--inputs") ? &inputs : nullptr);

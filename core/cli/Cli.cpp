@@ -42,7 +42,9 @@ const OptionSpec kExecutors{"--executors", "LIB.so|FILE.py",
                             "file run in --python (repeatable)", true};
 const OptionSpec kPython{"--python", "PATH",
                          "the Python that runs ops defined in Python (default: $TORCHIR_PYTHON; none: no Python runs)"};
-const OptionSpec kPythonImport{"--python-import", "MODULE", "a module that Python imports first, to define its ops (repeatable)",
+const OptionSpec kPythonImport{"--python-import", "MODULE",
+                               "a module that Python imports first, to define its ops (repeatable); auto: the modules the "
+                               "program points to whose source defines an op it lacks",
                                true};
 const OptionSpec kPythonTimeout{"--python-timeout", "SECONDS", "the longest one call in Python may take (default 600)"};
 

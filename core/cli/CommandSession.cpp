@@ -1,5 +1,6 @@
 #include "CommandSession.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -15,14 +16,57 @@ bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-/// --python (else $TORCHIR_PYTHON), --python-import, the .py files of --executors, --python-timeout:
-/// false, the error printed, when they do not make a Python that can serve.
-bool applyPythonOptions(const Args& args) {
+/// Starts the worker the options name (when they import something, so that its executors register
+/// before a session resolves its nodes); false, the error printed, when it cannot serve.
+bool preparePython(const PythonHostOptions& python) {
+  const AtenBackend& backend = atenBackend();
+  backend.setPythonHost(python);
+  if (python.imports.empty() && python.executorFiles.empty()) return true;  // started when an op asks
+  try {
+    const PythonHostReport report = backend.preparePythonHost();
+    for (const std::string& w : report.warnings) std::cerr << "warning: " << w << "\n";
+    if (!report.error.empty()) {
+      std::cerr << "error: " << report.error << "\n";
+      return false;
+    }
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// `--python-import auto`: the modules the programs point to whose source (in the named Python's
+/// path) defines an op the dispatcher lacks, nearest first, as the diagnoses of a planned session
+/// name them. The user asked for them by saying auto.
+std::vector<std::string> modulesDefiningMissingOps(const std::vector<const Program*>& programs,
+                                                   const std::vector<std::string>& named) {
+  std::vector<std::string> found;
+  for (const Program* p : programs) {
+    if (!p) continue;
+    for (const Diagnosis& d : atenBackend().createSession(*p)->plannedProblems())
+      if (!d.pythonImports.empty() && std::find(found.begin(), found.end(), d.pythonImports.front()) == found.end() &&
+          std::find(named.begin(), named.end(), d.pythonImports.front()) == named.end()) {
+        std::cerr << "note: --python-import auto: importing " << d.pythonImports.front() << ", whose source defines "
+                  << d.opType << "\n";
+        found.push_back(d.pythonImports.front());
+      }
+  }
+  return found;
+}
+
+/// --python (else $TORCHIR_PYTHON), --python-import (auto: what the programs point to), the .py
+/// files of --executors, --python-timeout: false, the error printed, when they do not make a Python
+/// that can serve.
+bool applyPythonOptions(const Args& args, const std::vector<const Program*>& programs) {
   PythonHostOptions python;
   python.python = args.option("--python");
   if (python.python.empty())
     if (const char* env = std::getenv("TORCHIR_PYTHON")) python.python = env;
   python.imports = args.all("--python-import");
+  const auto autoAt = std::find(python.imports.begin(), python.imports.end(), "auto");
+  const bool automatic = autoAt != python.imports.end();
+  if (automatic) python.imports.erase(autoAt);
   for (const std::string& f : args.all("--executors"))
     if (endsWith(f, ".py")) python.executorFiles.push_back(f);
   if (args.flag("--python-timeout")) {
@@ -41,26 +85,26 @@ bool applyPythonOptions(const Args& args) {
     return false;
   }
   if (!python.named()) return true;
-  const AtenBackend& backend = atenBackend();
-  backend.setPythonHost(python);
-  if (python.imports.empty() && python.executorFiles.empty()) return true;  // started when an op asks
+  if (!preparePython(python)) return false;
+  if (!automatic) return true;
+  std::vector<std::string> found;
   try {
-    const PythonHostReport report = backend.preparePythonHost();
-    for (const std::string& w : report.warnings) std::cerr << "warning: " << w << "\n";
-    if (!report.error.empty()) {
-      std::cerr << "error: " << report.error << "\n";
-      return false;
-    }
+    found = modulesDefiningMissingOps(programs, python.imports);
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return false;
   }
-  return true;
+  if (found.empty()) {
+    std::cerr << "note: --python-import auto: the program points to no module whose source defines an op it lacks\n";
+    return true;
+  }
+  python.imports.insert(python.imports.end(), found.begin(), found.end());
+  return preparePython(python);
 }
 
 }  // namespace
 
-bool applyBackendOptions(const Args& args) {
+bool applyBackendOptions(const Args& args, const std::vector<const Program*>& programs) {
   for (const std::string& f : args.all("--executors")) {
     if (endsWith(f, ".py")) continue;  // run by the Python host
     try {
@@ -81,7 +125,7 @@ bool applyBackendOptions(const Args& args) {
     atenBackend().setThreads(std::stoi(threads));
   }
   // after --threads: a worker started here runs ops on the same number of threads as we do
-  return applyPythonOptions(args);
+  return applyPythonOptions(args, programs);
 }
 
 std::shared_ptr<const Program> keptProgram(const Program& program) {

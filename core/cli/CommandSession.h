@@ -7,8 +7,9 @@ namespace torchir::cli {
 
 /// --threads N, --executors LIB.so|FILE.py and the Python that runs ops defined in Python
 /// (--python, --python-import, --python-timeout), applied to the backend; false (the error
-/// printed) when one cannot be.
-bool applyBackendOptions(const Args& args);
+/// printed) when one cannot be. `--python-import auto` imports the modules `programs` point to
+/// whose source defines an op they lack.
+bool applyBackendOptions(const Args& args, const std::vector<const Program*>& programs = {});
 
 /// A program loadForCommand keeps for the whole command, shared without ownership.
 std::shared_ptr<const Program> keptProgram(const Program& program);

@@ -142,7 +142,7 @@ int compareCommand(const Args& args) {
       return kBadInput;
     }
   }
-  if (!applyBackendOptions(args)) return kBadInput;  // --threads, --executors, the Python
+  if (!applyBackendOptions(args, {s.a, s.b})) return kBadInput;  // --threads, --executors, the Python
 
   const bool cast = args.flag("--cast-weights");
   for (const Program* p : {s.a, s.b}) {

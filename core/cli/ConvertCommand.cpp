@@ -24,7 +24,7 @@ int convertCommand(const Args& args) {
     return kBadInput;
   }
   nlohmann::ordered_json ir;
-  if (!applyBackendOptions(args)) return kBadInput;  // the schemas of ops defined in Python come from it
+  if (!applyBackendOptions(args, {&program})) return kBadInput;  // the schemas of ops defined in Python come from it
   try {
     const AtenBackend& aten = atenBackend();
     std::set<std::string> unknown;  // ops without a schema here: their attrs cannot be placed

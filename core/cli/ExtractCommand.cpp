@@ -28,7 +28,7 @@ int extractCommand(const Args& args) {
     std::cerr << "error: " << oneLine(e.what()) << "\n";
     return kBadInput;
   }
-  if (!applyBackendOptions(args)) return kBadInput;
+  if (!applyBackendOptions(args, {&program})) return kBadInput;
   Debugger debugger(commandTarget(program, args, /*randomWhenNone=*/false));
   debugger.start();
   try {

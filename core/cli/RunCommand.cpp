@@ -80,7 +80,7 @@ int runCommand(const Args& args) {
     std::cerr << "warning: " << describeWeightsOfOtherDtype(otherDtype)
               << (cast ? "; cast to the export's dtypes (--cast-weights)\n"
                        : "; an op that mixes dtypes fails (--cast-weights casts them to the export's)\n");
-  if (!applyBackendOptions(args)) return kBadInput;
+  if (!applyBackendOptions(args, {&program})) return kBadInput;
   Debugger debugger(commandTarget(program, args, /*randomWhenNone=*/false));
   debugger.start();
   const Session* session = &debugger.session();

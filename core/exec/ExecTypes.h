@@ -49,6 +49,9 @@ struct Diagnosis {
   std::vector<ArgumentRecord> arguments;
   std::string stackTrace;   // the user's source line, from export
   std::string traceback;    // where an op run in Python raised: the worker's Python traceback
+  /// An op the dispatcher lacks: the modules the program points to whose source defines it (in the
+  /// named Python's path, nearest first), for the user to import (--python-import).
+  std::vector<std::string> pythonImports;
   bool ok() const { return kind == DiagnosisClass::None; }
 };
 

@@ -17,6 +17,8 @@ import_errors, executors}; then each request gets exactly one reply, in order:
 
     {"type":"ping"}                                 -> {"ok":true}
     {"type":"schema","op":"ns::name","overload":O}  -> {"ok":true,"schema":S}
+    {"type":"locate","op":"ns::name","modules":[M]} -> {"ok":true,"modules":[{"module":M,
+        "found":bool,"defines":bool}]}  (each module's source read, never imported)
     {"type":"call","op":..,"overload":..,"args":[V],"kwargs":{k:V}}
                                                     -> {"ok":true,"outputs":[V]}
     {"type":"execute","name":N,"inputs":[V],"attrs":{...}}
@@ -60,6 +62,7 @@ import ctypes
 import fcntl
 import importlib
 import importlib.util
+import importlib.machinery
 import json
 import math
 import mmap
@@ -611,6 +614,66 @@ def do_schema(host, request, scratch):
     return {"ok": True, "schema": str(op._schema)}
 
 
+# The most source read per module when looking for an op's definition.
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def module_source(module):
+    """The .py file `module` would be imported from, found the way the import system finds it
+    on sys.path, without importing it or its packages (no package's __init__ runs); None when
+    there is none."""
+    path = None  # sys.path for the top-level package
+    spec = None
+    for i, part in enumerate(module.split(".")):
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(".".join(module.split(".")[:i + 1]), path)
+        except (ImportError, ValueError, OSError):
+            return None
+        if spec is None:
+            return None
+        path = spec.submodule_search_locations
+        if path is None and i < module.count("."):
+            return None  # a module, not a package, cannot hold the next part
+    origin = getattr(spec, "origin", None)
+    return origin if isinstance(origin, str) and origin.endswith(".py") else None
+
+
+def defines_op(source, ns, name):
+    """Whether a module's source text registers ns::name: the qualified name as custom_op and
+    torch.library take it, or a Library of namespace ns defining name(...)."""
+    word = r"(?![A-Za-z0-9_])"
+    if re.search(re.escape(ns + "::" + name) + word, source):
+        return True
+    return bool(re.search(r"""Library\(\s*['"]%s['"]""" % re.escape(ns), source) and
+                re.search(r"""['"]%s%s\s*\(""" % (re.escape(name), word), source))
+
+
+def do_locate(host, request, scratch):
+    """Which of the modules a program points to define its op, read from their source files
+    alone: nothing is imported (a program names what it likes; the user chooses the imports)."""
+    op = request.get("op")
+    need(isinstance(op, str) and "::" in op, "op must be \"namespace::name\", got %r", op)
+    ns, name = op.split("::", 1)
+    modules = request.get("modules", [])
+    need(isinstance(modules, list) and len(modules) <= 64, "modules must be a list of at most 64 names")
+    found = []
+    for module in modules:
+        need(isinstance(module, str) and len(module) <= 200 and MODULE_NAME.match(module),
+             "%r is not a module name", module)
+        path = module_source(module)
+        defines = False
+        if path is not None:
+            try:
+                with open(path, "rb") as f:
+                    source = f.read(MAX_SOURCE_BYTES).decode("utf-8", "replace")
+                defines = defines_op(source, ns, name)
+            except OSError:
+                path = None
+        found.append({"module": module, "found": path is not None, "defines": defines})
+    return {"ok": True, "modules": found}
+
+
 def do_call(host, request, scratch):
     op = find_op(host, request.get("op"), request.get("overload", "default"))
     args = decode_list(request.get("args", []), "args", scratch)
@@ -653,6 +716,7 @@ def do_execute(host, request, scratch):
 HANDLERS = {
     "ping": lambda host, request, scratch: {"ok": True},
     "schema": do_schema,
+    "locate": do_locate,
     "call": do_call,
     "execute": do_execute,
 }
