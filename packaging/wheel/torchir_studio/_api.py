@@ -9,6 +9,7 @@ comes back as Python data.
 import builtins
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -160,6 +161,67 @@ def _option(name, value):
     return [] if value is None else [name, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
 
 
+def _python_imports(programs, options):
+    """--python-import for each module of this process that registered an op the programs call
+    outside torch (torch.library.custom_op, Library.define), so that the worker the command starts
+    in this Python defines them too: a notebook that ran the model runs its export. Nothing when the
+    caller names the Python's modules in `options`."""
+    if any(str(o) in ("--python", "--python-import") for o in options):
+        return []
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    modules = []
+    for program in programs:
+        if not isinstance(program, torch.export.ExportedProgram):
+            continue
+        for graph_module in program.graph_module.modules():
+            graph = getattr(graph_module, "graph", None)
+            for node in getattr(graph, "nodes", ()):
+                if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+                    module = _module_defining(torch, node.target)
+                    if module is not None and module not in modules:
+                        modules.append(module)
+    return [part for module in modules for part in ("--python-import", module)]
+
+
+def _module_defining(torch, op):
+    """The module of this process that defined `op`, or None for torch's own and C++ ones."""
+    qualified = op._schema.name  # "namespace::name"
+    if qualified.split("::", 1)[0] in ("aten", "prims", "prim"):
+        return None
+    module = None
+    try:
+        from torch._library import custom_ops
+
+        opdef = custom_ops.OPDEFS.get(qualified)  # torch.library.custom_op: its function's module
+        module = getattr(getattr(opdef, "_init_fn", None), "__module__", None)
+    except Exception:
+        module = None
+    if module is None:  # Library.define: the file the schema was registered from
+        try:
+            found = re.search(r"^debug: registered at (.+):\d+$", torch._C._dispatch_dump(qualified), re.M)
+        except Exception:
+            found = None
+        module = _module_of_file(found.group(1)) if found else None
+    # the worker cannot import a notebook's __main__; torch's own ops need no import
+    if not module or module == "__main__" or module == "torch" or module.startswith("torch."):
+        return None
+    return module
+
+
+def _module_of_file(path):
+    """The name this process imported the .py file `path` as, or None."""
+    if not path.endswith(".py"):
+        return None
+    real = os.path.realpath(path)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and os.path.realpath(file) == real:
+            return name
+    return None
+
+
 def run(program, inputs=None, *, weights=None, constants=None, threads=None, options=()):
     """Runs the program node by node. Returns `torchir run --json` as a dict whose "outputs" are the
     output tensors (a finished run) and whose "diagnosis" explains the node where a run stopped.
@@ -167,7 +229,9 @@ def run(program, inputs=None, *, weights=None, constants=None, threads=None, opt
     program: an ExportedProgram, a pytorch-ir IR or a path; inputs: tensors (a tensor, a tuple or list
     of them as the program takes them, a dict by input name) or a .safetensors path; None runs the
     program's example inputs. weights, constants: a dict of tensors or a file. options: further
-    command-line options (["--stop-on", "nan"], say)."""
+    command-line options (["--stop-on", "nan"], say). The program's ops defined in Python by modules
+    this process imported (a model's custom ops) run in a worker of this Python that imports those
+    modules, unless options name --python or --python-import."""
     files = _Files()
     try:
         path = files.program(program, "program")
@@ -175,7 +239,8 @@ def run(program, inputs=None, *, weights=None, constants=None, threads=None, opt
         result = _command("run", [path, *_option("--inputs", files.tensors(inputs, "inputs", "inputs", program)),
                                   *_option("--weights", files.tensors(weights, "weights", "weights")),
                                   *_option("--constants", files.tensors(constants, "constants", "constants")),
-                                  *_threads(threads), "--save-outputs", outputs, *options])
+                                  *_threads(threads), "--save-outputs", outputs,
+                                  *_python_imports([program], options), *options])
         if result.get("status") == "finished" and os.path.exists(outputs):
             from safetensors.torch import load_file
 
@@ -194,7 +259,7 @@ def check(program, inputs=None, *, weights=None, constants=None, options=()):
                                   *_option("--inputs", files.tensors(inputs, "inputs", "inputs", program)),
                                   *_option("--weights", files.tensors(weights, "weights", "weights")),
                                   *_option("--constants", files.tensors(constants, "constants", "constants")),
-                                  *options])
+                                  *_python_imports([program], options), *options])
     finally:
         files.remove()
 
@@ -216,7 +281,7 @@ def compare(a, b=None, against="float64", inputs=None, *, weights=None, weights_
                                     *_option("--weights-b", files.tensors(weights_b, "weights_b", "weights")),
                                     *_option("--constants", files.tensors(constants, "constants", "constants")),
                                     *_option("--tolerance", tolerance), *(["--sensitivity"] if sensitivity else []),
-                                    *_threads(threads), *options])
+                                    *_threads(threads), *_python_imports([a, b], options), *options])
     finally:
         files.remove()
 
