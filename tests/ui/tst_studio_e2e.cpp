@@ -983,6 +983,59 @@ class TestStudioEndToEnd : public QObject {
     saveScreenshot(window, QStringLiteral("python_op_traceback.png"));
   }
 
+  // An op defined in Python that the Python named does not define: the diagnosis offers the module
+  // the program points to whose source defines it, imported only when the user clicks; then the
+  // program runs, and later sessions of it import the module too.
+  void anOpsModuleIsImportedOnlyWhenTheUserClicks() {
+    const QString moe = torchir::test::fixturesDir() + QStringLiteral("/moe");
+    const QString program = moe + QStringLiteral("/crafted/crafted.pt2");
+    if (!QFileInfo::exists(program)) QSKIP("no moe fixtures");
+    QTemporaryDir tmp;
+    const QString marker = tmp.filePath(QStringLiteral("imported"));  // the module writes it when imported
+    const QByteArray pythonPath = qgetenv("PYTHONPATH");
+    qputenv("PYTHONPATH", (moe + QStringLiteral("/modules")).toLocal8Bit());
+    qputenv("TORCHIR_PROBE_MARKER", marker.toLocal8Bit());
+    torchir::PythonHostOptions python;
+    python.python = TORCHIR_TEST_PYTHON;
+    torchir::ui::savePythonHost(python);
+    struct Forget {
+      QByteArray pythonPath;
+      ~Forget() {
+        torchir::ui::savePythonHost({});
+        QSettings().remove(QStringLiteral("python/programImports"));
+        qputenv("PYTHONPATH", pythonPath);
+        qunsetenv("TORCHIR_PROBE_MARKER");
+      }
+    } forget{pythonPath};
+    const torchir::ui::OpenRequest request{program, {}, {}, moe + QStringLiteral("/crafted/crafted.inputs.safetensors")};
+    {
+      MainWindow window;
+      showActive(window);
+      if (QTest::currentTestFailed()) return;
+      QVERIFY(openReady(window, request));
+      QTest::keyClick(&window, Qt::Key_F5);  // Continue
+      QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Failed, kTimeoutMs);
+      auto* import = window.findChild<QPushButton*>(QStringLiteral("diagnosisImport"));
+      QVERIFY(import);
+      QTRY_VERIFY_WITH_TIMEOUT(import->isVisible(), kTimeoutMs);
+      QCOMPARE(import->text(), QStringLiteral("Import torchir_crafted_probe and run"));
+      QVERIFY2(!QFileInfo::exists(marker), "the module was imported before the click");
+      saveScreenshot(window, QStringLiteral("python_import_offer.png"));
+      QTest::mouseClick(import, Qt::LeftButton);
+      QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), RunState::Finished, kTimeoutMs);
+      QVERIFY(QFileInfo::exists(marker));
+      QVERIFY(!import->isVisible());
+      QCOMPARE(torchir::ui::programImports(program), QStringList{QStringLiteral("torchir_crafted_probe")});
+    }
+    // remembered for this program: a new window's run imports it with no click
+    MainWindow again;
+    showActive(again);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(openReady(again, request));
+    QTest::keyClick(&again, Qt::Key_F5);
+    QTRY_COMPARE_WITH_TIMEOUT(again.session()->state(), RunState::Finished, kTimeoutMs);
+  }
+
   void quantizedAgainstItsFloatProgram() {
     MainWindow window;
     showActive(window);

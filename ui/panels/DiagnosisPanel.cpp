@@ -67,6 +67,12 @@ DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
   m_fix->hide();
   body->addWidget(m_fix, 0, Qt::AlignLeft);
   connect(m_fix, &QPushButton::clicked, this, &DiagnosisPanel::fixRequested);
+  // The module an op defined in Python is in, as the program points to it: imported only on a click.
+  m_import = new QPushButton(m_body);
+  m_import->setObjectName(QStringLiteral("diagnosisImport"));
+  m_import->hide();
+  body->addWidget(m_import, 0, Qt::AlignLeft);
+  connect(m_import, &QPushButton::clicked, this, [this] { Q_EMIT importRequested(m_importModule); });
   m_schema = section(tr("Schema"), "diagnosisSchema", true);
   m_arguments = section(tr("Arguments"), "diagnosisArguments", true);
   m_source = section(tr("Source"), "diagnosisSource", true);
@@ -159,9 +165,16 @@ void DiagnosisPanel::setFix(const QString& text) {
   m_fix->setVisible(!text.isEmpty());
 }
 
+void DiagnosisPanel::setImport(const QString& module) {
+  m_importModule = module;
+  m_import->setText(tr("Import %1 and run").arg(module));
+  m_import->setVisible(!module.isEmpty());
+}
+
 void DiagnosisPanel::clear() {
   m_nodeId = torchir::kNone;
   setFix({});
+  setImport({});
   for (QLabel* label : {m_class, m_node, m_message, m_explanation, m_schema, m_arguments, m_source, m_traceback}) label->clear();
   m_goTo->setEnabled(false);
   m_empty->show();

@@ -23,6 +23,9 @@ class DiagnosisPanel : public QWidget {
   /// The button of the fix the diagnosis suggests ("Cast input to float32 and continue"); empty
   /// hides it. fixRequested says it was pressed.
   void setFix(const QString& text);
+  /// The module whose source defines the op the dispatcher lacks, offered as "Import MODULE and
+  /// run"; empty hides it. importRequested says it was pressed.
+  void setImport(const QString& module);
   void clear();
 
   /// The first frame of an export stack trace: the user's `File "...", line N, in f` and its code.
@@ -33,6 +36,7 @@ class DiagnosisPanel : public QWidget {
  Q_SIGNALS:
   void nodeActivated(torchir::NodeId node);
   void fixRequested();
+  void importRequested(const QString& module);
 
  private:
   QLabel* section(const QString& caption, const char* objectName, bool monospace);
@@ -41,6 +45,8 @@ class DiagnosisPanel : public QWidget {
   QLabel* m_node = nullptr;
   QPushButton* m_goTo = nullptr;
   QPushButton* m_fix = nullptr;
+  QPushButton* m_import = nullptr;
+  QString m_importModule;
   QLabel* m_message = nullptr;
   QLabel* m_explanation = nullptr;
   QLabel* m_schema = nullptr;

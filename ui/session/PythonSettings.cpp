@@ -1,7 +1,10 @@
 #include "PythonSettings.h"
 
+#include <QCryptographicHash>
+#include <QFileInfo>
 #include <QSettings>
 #include <QStringList>
+#include <algorithm>
 
 namespace torchir::ui {
 namespace {
@@ -18,6 +21,16 @@ std::vector<std::string> fromQt(const QStringList& items) {
     if (!s.trimmed().isEmpty()) out.push_back(s.trimmed().toStdString());
   return out;
 }
+
+/// Where a program's modules are kept: by its file's real path, hashed (a path is no settings key).
+QString programKey(const QString& path) {
+  const QFileInfo file(path);
+  const QString real = file.canonicalFilePath().isEmpty() ? file.absoluteFilePath() : file.canonicalFilePath();
+  return QStringLiteral("python/programImports/") +
+         QString::fromLatin1(QCryptographicHash::hash(real.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
+
+constexpr int kMaxProgramImports = 16;
 
 }  // namespace
 
@@ -40,10 +53,24 @@ void savePythonHost(const PythonHostOptions& o) {
   s.setValue(QStringLiteral("python/callTimeoutSeconds"), o.callTimeoutSeconds);
 }
 
-PythonHostOptions effectivePythonHost() {
+PythonHostOptions effectivePythonHost(const QString& programPath) {
   PythonHostOptions o = savedPythonHost();
   if (o.python.empty()) o.python = qEnvironmentVariable("TORCHIR_PYTHON").trimmed().toStdString();
+  if (!programPath.isEmpty())
+    for (const std::string& m : fromQt(programImports(programPath)))
+      if (std::find(o.imports.begin(), o.imports.end(), m) == o.imports.end()) o.imports.push_back(m);
   return o;
+}
+
+QStringList programImports(const QString& path) {
+  return QSettings().value(programKey(path)).toStringList().mid(0, kMaxProgramImports);
+}
+
+void rememberProgramImport(const QString& path, const QString& module) {
+  QStringList modules = programImports(path);
+  if (modules.contains(module)) return;
+  modules << module;
+  QSettings().setValue(programKey(path), modules.mid(0, kMaxProgramImports));
 }
 
 }  // namespace torchir::ui

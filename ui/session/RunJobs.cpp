@@ -14,7 +14,7 @@ void startDebugger(EngineJob& job, const LoadedProgramPtr& loaded, std::size_t c
   job.setDebugger(nullptr);
   try {
     const torchir::AtenBackend& backend = torchir::atenBackend();  // dlopen, ~0.3-1 s the first time
-    backend.setPythonHost(effectivePythonHost());
+    backend.setPythonHost(effectivePythonHost(loaded->request.path));
     auto debugger = std::make_unique<torchir::Debugger>(debugTarget(loaded, call));
     const QString description = QString::fromStdString(debugger->start(job.abandoned()));
     job.setDebugger(std::move(debugger));

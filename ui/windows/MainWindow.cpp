@@ -26,6 +26,7 @@
 #include "controllers/CaptureService.h"
 #include "controllers/EditAndContinue.h"
 #include "controllers/ProblemsDock.h"
+#include "controllers/PythonImportOffer.h"
 #include "controllers/QuantizationTools.h"
 #include "controllers/DeviceRunOverlay.h"
 #include "controllers/ReproExport.h"
@@ -175,6 +176,7 @@ void MainWindow::createControllers() {
   m_tensors = new TensorDock(studio, m_arguments, m_tensor, m_tensorDock);
   new ProblemsDock(studio, m_problems, m_problemsDock);
   m_editAndContinue = new EditAndContinue(studio, m_diagnosis, m_tensors);
+  new PythonImportOffer(studio, m_diagnosis);  // the window owns it
   m_captures = new CaptureService(studio);
   m_repro = new ReproExport(studio);
   m_device = new DeviceRunOverlay(studio);
