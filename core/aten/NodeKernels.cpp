@@ -430,7 +430,7 @@ KernelProblem missingOperator(const Program& p, const Node& n) {
     return k;
   }
   k.message += " and the Python named does not define it: " + python;
-  k.pythonImports = pythonModulesDefining(op, hints);
+  k.pythonImports = pythonModulesDefining(op, hints, libraryPackagesFor(n.target, hints));
   if (!k.pythonImports.empty())
     k.message += "; " + k.pythonImports.front() + " defines it: add --python-import " + k.pythonImports.front();
   else if (!pointsTo.empty())

@@ -24,6 +24,7 @@
 #include "FilePages.h"
 #include "program/DType.h"
 #include "program/OneLine.h"
+#include "program/PythonModuleHints.h"
 
 namespace torchir {
 namespace {
@@ -595,21 +596,25 @@ std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const
   return std::nullopt;
 }
 
-std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules) {
+std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
+                                               const std::vector<std::string>& packages) {
   auto w = worker();
-  if (!w || modules.empty()) return {};
-  std::vector<std::string> defining;
+  if (!w || (modules.empty() && packages.empty())) return {};
+  std::vector<std::string> surely, named;
   try {
     if (!w->report(callCancelled).error.empty()) return {};
-    const HostMessage reply = w->call({{"type", "locate"}, {"op", name}, {"modules", modules}}, {}, callCancelled);
+    const HostMessage reply = w->call({{"type", "locate"}, {"op", name}, {"modules", modules}, {"packages", packages}},
+                                      {}, callCancelled);
     const auto found = reply.body.find("modules");
     if (found == reply.body.end() || !found->is_array()) return {};
-    // only names asked about: the worker's words are not shown unless they are ours
-    for (const auto& m : *found)
-      if (m.is_object() && m.value("defines", false) == true) {
-        const std::string module = m.value("module", std::string());
-        if (std::find(modules.begin(), modules.end(), module) != modules.end()) defining.push_back(module);
-      }
+    for (const auto& m : *found) {
+      if (!m.is_object()) continue;
+      const std::string module = m.value("module", std::string());
+      const auto defines = m.find("defines");
+      if (!isPythonModuleName(module) || defines == m.end() || !defines->is_number_integer()) continue;
+      if (defines->get<int64_t>() >= 2) surely.push_back(module);
+      else if (defines->get<int64_t>() == 1) named.push_back(module);
+    }
   } catch (const PythonCallError&) {
     return {};
   } catch (const PythonCallCancelled&) {
@@ -617,7 +622,9 @@ std::vector<std::string> pythonModulesDefining(const std::string& name, const st
   } catch (const nlohmann::json::exception&) {
     return {};
   }
-  return defining;
+  surely.insert(surely.end(), named.begin(), named.end());
+  if (surely.size() > kMaxModuleHints) surely.resize(kMaxModuleHints);
+  return surely;
 }
 
 std::string pythonOperatorProblem(const std::string& name, const std::string& overload) {

@@ -30,9 +30,12 @@ PythonHostReport preparePythonHost();
 std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const std::string& overload);
 /// Why the named Python does not serve `ns::name.overload` ("" when it does or none is named).
 std::string pythonOperatorProblem(const std::string& name, const std::string& overload);
-/// Those of `modules` whose source, in the named Python's path, registers `ns::name` (the worker
-/// reads their files and imports none of them); empty when no Python is named or it cannot say.
-std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules);
+/// The modules whose source, in the named Python's path, registers `ns::name`: those of `modules`,
+/// then those of the installed `packages` (the worker reads their files and imports none of
+/// them); the ones that define it before those that only name it. Empty when no Python is named
+/// or it cannot say.
+std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
+                                               const std::vector<std::string>& packages);
 /// Whether the dispatcher's op was registered here, to be run in Python.
 bool isPythonOperator(const c10::OperatorHandle& op);
 /// "Python 3.11.7 (/usr/bin/python3)": what a node run in Python says it ran in.

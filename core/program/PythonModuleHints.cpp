@@ -74,6 +74,30 @@ void collect(const Program& p, std::string_view target, Hints& hints, int depth)
 
 }  // namespace
 
+bool isPythonModuleName(std::string_view name) { return isModuleName(name); }
+
+std::vector<std::string> libraryPackagesFor(std::string_view target, const std::vector<std::string>& hints) {
+  // the op namespaces of libraries known to define ops in Python, and the package holding them
+  struct Library {
+    std::string_view ns, package;
+  };
+  static constexpr Library kLibraries[] = {{"torchao", "torchao"},         {"torchvision", "torchvision"},
+                                           {"transformers", "transformers"}, {"executorch", "executorch"},
+                                           {"llama", "executorch"}};
+  std::string_view ns = target.rfind("torch.ops.", 0) == 0 ? target.substr(10) : target;
+  ns = ns.substr(0, ns.find('.'));
+  std::vector<std::string> packages;
+  auto add = [&](std::string_view package) {
+    for (const Library& l : kLibraries)
+      if (l.package == package && std::find(packages.begin(), packages.end(), package) == packages.end())
+        packages.emplace_back(package);
+  };
+  for (const Library& l : kLibraries)
+    if (l.ns == ns) add(l.package);
+  for (const std::string& m : hints) add(std::string_view(m).substr(0, m.find('.')));
+  return packages;
+}
+
 std::string moduleOfSourceFile(std::string_view path) {
   std::size_t from = std::string_view::npos;
   for (std::string_view folder : {"/site-packages/", "/dist-packages/"}) {

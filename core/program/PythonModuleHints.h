@@ -24,6 +24,14 @@ constexpr std::size_t kMaxModuleHints = 12;
 /// `builtins` are left out. Nodes of subgraphs count too.
 std::vector<std::string> pythonModulesNamedFor(const Program& p, std::string_view target);
 
+/// The installed libraries whose modules define ops of `target`'s namespace (torchao, torchvision,
+/// transformers, executorch), and those of the modules in `hints`: the worker reads their
+/// sources for the op's registration.
+std::vector<std::string> libraryPackagesFor(std::string_view target, const std::vector<std::string>& hints);
+
+/// A dotted name of Python identifiers, at most 200 characters.
+bool isPythonModuleName(std::string_view name);
+
 /// `path` (a stack trace's file) as a module name, or "" when it is not under a site-packages or
 /// dist-packages folder or is no module.
 std::string moduleOfSourceFile(std::string_view path);

@@ -17,8 +17,10 @@ import_errors, executors}; then each request gets exactly one reply, in order:
 
     {"type":"ping"}                                 -> {"ok":true}
     {"type":"schema","op":"ns::name","overload":O}  -> {"ok":true,"schema":S}
-    {"type":"locate","op":"ns::name","modules":[M]} -> {"ok":true,"modules":[{"module":M,
-        "found":bool,"defines":bool}]}  (each module's source read, never imported)
+    {"type":"locate","op":"ns::name","modules":[M],"packages":[P]}
+        -> {"ok":true,"modules":[{"module":M,"found":bool,"defines":0|1|2}]}  (each module's
+        source read, and the packages' modules scanned, never imported; 2: defines the op,
+        1: names it)
     {"type":"call","op":..,"overload":..,"args":[V],"kwargs":{k:V}}
                                                     -> {"ok":true,"outputs":[V]}
     {"type":"execute","name":N,"inputs":[V],"attrs":{...}}
@@ -623,6 +625,13 @@ def module_source(module):
     """The .py file `module` would be imported from, found the way the import system finds it
     on sys.path, without importing it or its packages (no package's __init__ runs); None when
     there is none."""
+    spec = module_spec(module)
+    origin = getattr(spec, "origin", None)
+    return origin if isinstance(origin, str) and origin.endswith(".py") else None
+
+
+def module_spec(module):
+    """`module`'s spec as the path finder gives it, its packages' found the same way (none imported)."""
     path = None  # sys.path for the top-level package
     spec = None
     for i, part in enumerate(module.split(".")):
@@ -635,42 +644,101 @@ def module_source(module):
         path = spec.submodule_search_locations
         if path is None and i < module.count("."):
             return None  # a module, not a package, cannot hold the next part
-    origin = getattr(spec, "origin", None)
-    return origin if isinstance(origin, str) and origin.endswith(".py") else None
+    return spec
 
 
 def defines_op(source, ns, name):
-    """Whether a module's source text registers ns::name: the qualified name as custom_op and
-    torch.library take it, or a Library of namespace ns defining name(...)."""
+    """How surely a module's source registers ns::name: 2 where it defines it (custom_op or
+    torch.library.define of the qualified name, or a Library of namespace ns defining name(...)
+    or registering a kernel of it, as a module that loads the op's C++ library does),
+    1 where it only names it ("ns::name": a register_fake, an impl, a mention), else 0."""
     word = r"(?![A-Za-z0-9_])"
-    if re.search(re.escape(ns + "::" + name) + word, source):
-        return True
-    return bool(re.search(r"""Library\(\s*['"]%s['"]""" % re.escape(ns), source) and
-                re.search(r"""['"]%s%s\s*\(""" % (re.escape(name), word), source))
+    qualified = re.escape(ns + "::" + name) + word
+    if re.search(r"""(custom_op|define)\(\s*['"]%s""" % qualified, source):
+        return 2
+    if re.search(r"""Library\(\s*['"]%s['"]""" % re.escape(ns), source) and (
+            re.search(r"""define\(\s*['"]%s%s\s*\(""" % (re.escape(name), word), source) or
+            re.search(r"""impl\([^)\n]*['"]%s['"]""" % re.escape(name), source)):
+        return 2
+    return 1 if re.search(qualified, source) else 0
+
+
+# Bounds on a library's scan: files and bytes read (transformers holds ~4000 files, 60 MB).
+MAX_SCANNED_FILES = 20000
+MAX_SCANNED_BYTES = 256 * 1024 * 1024
+
+
+def scan_package(package, ns, name):
+    """(how surely, module) of an installed package's modules whose source registers ns::name,
+    read file by file without importing any: surest first, then those outside examples and
+    tests, then shallower ones."""
+    spec = module_spec(package)
+    folders = list(getattr(spec, "submodule_search_locations", None) or [])
+    if not folders:
+        return []
+    root = folders[0]
+    prefix = package.rsplit(".", 1)[0] + "." if "." in package else ""
+    needle = ns.encode()
+    found, files, read = [], 0, 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if MODULE_NAME.match(d))
+        for file in sorted(names):
+            if not file.endswith(".py") or not MODULE_NAME.match(file[:-3]):
+                continue
+            files += 1
+            if files > MAX_SCANNED_FILES or read > MAX_SCANNED_BYTES:
+                return found
+            try:
+                with open(os.path.join(folder, file), "rb") as f:
+                    data = f.read(MAX_SOURCE_BYTES)
+            except OSError:
+                continue
+            read += len(data)
+            surely = defines_op(data.decode("utf-8", "replace"), ns, name) if needle in data else 0
+            if not surely:
+                continue
+            parts = os.path.relpath(os.path.join(folder, file[:-3]), os.path.dirname(root)).split(os.sep)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found.append((surely, prefix + ".".join(parts)))
+    aside = ("examples", "example", "test", "tests", "testing", "benchmarks")
+    found.sort(key=lambda f: (-f[0], any(p in aside for p in f[1].split(".")), f[1].count("."), f[1]))
+    return found
 
 
 def do_locate(host, request, scratch):
     """Which of the modules a program points to define its op, read from their source files
-    alone: nothing is imported (a program names what it likes; the user chooses the imports)."""
+    alone, and which modules of the libraries named ("packages") do: nothing is imported (a
+    program names what it likes; the user chooses the imports)."""
     op = request.get("op")
     need(isinstance(op, str) and "::" in op, "op must be \"namespace::name\", got %r", op)
     ns, name = op.split("::", 1)
     modules = request.get("modules", [])
     need(isinstance(modules, list) and len(modules) <= 64, "modules must be a list of at most 64 names")
+    packages = request.get("packages", [])
+    need(isinstance(packages, list) and len(packages) <= 4, "packages must be a list of at most 4 names")
     found = []
     for module in modules:
         need(isinstance(module, str) and len(module) <= 200 and MODULE_NAME.match(module),
              "%r is not a module name", module)
         path = module_source(module)
-        defines = False
+        surely = 0
         if path is not None:
             try:
                 with open(path, "rb") as f:
-                    source = f.read(MAX_SOURCE_BYTES).decode("utf-8", "replace")
-                defines = defines_op(source, ns, name)
+                    surely = defines_op(f.read(MAX_SOURCE_BYTES).decode("utf-8", "replace"), ns, name)
             except OSError:
                 path = None
-        found.append({"module": module, "found": path is not None, "defines": defines})
+        found.append({"module": module, "found": path is not None, "defines": surely})
+    named = {m["module"] for m in found}
+    # a module the program points to defines it: no library needs reading
+    for package in packages if all(m["defines"] < 2 for m in found) else []:
+        need(isinstance(package, str) and len(package) <= 200 and MODULE_NAME.match(package),
+             "%r is not a package name", package)
+        for surely, module in scan_package(package, ns, name)[:8]:
+            if module not in named:
+                named.add(module)
+                found.append({"module": module, "found": True, "defines": surely})
     return {"ok": True, "modules": found}
 
 

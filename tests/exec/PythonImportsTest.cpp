@@ -125,6 +125,20 @@ class PythonImportsTest : public QObject {
     QVERIFY(QFile::exists(m_marker));
   }
 
+  void aLibrarysOpIsFoundInItsPackage() {
+    // torchvision::roi_align: the program points to torchvision's files and namespace, none of
+    // which registers it; a module of the package that does is found by reading its sources
+    const QStringList program = {moe("roi_align", ".pt2"), "--inputs", moe("roi_align", ".inputs.safetensors"), "--python",
+                                 TORCHIR_TEST_PYTHON};
+    const Ran asked = runTorchir(QStringList{"run"} + program + QStringList{"--json"});
+    QCOMPARE(asked.exitCode, 1);
+    const QStringList imports = strings(diagnosisOf(asked).value("python_imports"));
+    QVERIFY2(!imports.isEmpty() && imports.front().startsWith("torchvision."), qPrintable(imports.join(", ")));
+    const Ran ran = runTorchir(QStringList{"run"} + program +
+                               QStringList{"--python-import", imports.front(), "--expect", moe("roi_align", ".outputs.safetensors")});
+    QVERIFY2(ran.exitCode == 0, ran.err.constData());
+  }
+
   void mixtureOfExpertsRunWithTheImportTheDiagnosisNames_data() {
     QTest::addColumn<QString>("name");
     QTest::newRow("mixtral") << "mixtral";
