@@ -1,8 +1,10 @@
 // The ExportedProgram JSON (`models/model.json`) alone: parsing (the nodes' from_node provenance
-// too), the graph builder, the FX table, and pairing the program with itself as a comparison does.
+// too), the graph builder, the FX table, pairing the program with itself as a comparison does, and
+// the modules a missing op's diagnosis would name.
 #include <string_view>
 
 #include "FuzzInput.h"
+#include "ModuleHintsWalk.h"
 #include "compare/NodeMatching.h"
 #include "formats/ExportedProgramReader.h"
 #include "program/FxTable.h"
@@ -18,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     torchir::fxTable(p);
     torchir::summarize(p);
     torchir::matchNodes(p, p);
+    torchir::fuzz::walkModuleHints(p);
   });
   return 0;
 }

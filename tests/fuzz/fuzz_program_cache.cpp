@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "FuzzInput.h"
+#include "ModuleHintsWalk.h"
 #include "compare/NodeMatching.h"
 #include "formats/ProgramCodec.h"
 #include "program/FxTable.h"
@@ -19,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     torchir::fxTable(p);
     torchir::summarize(p);
     torchir::matchNodes(p, p);
+    torchir::fuzz::walkModuleHints(p);
     (void)torchir::encodeProgramGraph(p);
   });
   return 0;
