@@ -70,7 +70,8 @@ class AtenSession final : public Session {
       return makeSubgraphRunner(g, childOptions, [this] { return cancelRequested(); }, index,
                                 [this] { return m_trace; });
     };
-    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, options.floatingAs));
+    MissingOperators missing;
+    for (const auto& n : p.nodes) m_kernels.push_back(resolveNodeKernel(p, n, child, missing, options.floatingAs));
     // A subgraph's results go to the node around it, which may write them in place; a device's
     // memory is not what the bound counts: neither keeps results.
     m_keepsConstants = !m_outerCancelled && m_device.is_cpu();

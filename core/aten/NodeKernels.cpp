@@ -430,9 +430,13 @@ KernelProblem missingOperator(const Program& p, const Node& n) {
     return k;
   }
   k.message += " and the Python named does not define it: " + python;
-  k.pythonImports = pythonModulesDefining(op, hints, libraryPackagesFor(n.target, hints));
+  const PythonOpSources sources = pythonModulesDefining(op, hints, libraryPackagesFor(n.target, hints));
+  k.pythonImports = sources.defining;
   if (!k.pythonImports.empty())
     k.message += "; " + k.pythonImports.front() + " defines it: add --python-import " + k.pythonImports.front();
+  else if (!sources.naming.empty())
+    k.message += "; no module the program points to defines it, though " + sources.naming.front() +
+                 " names it: try --python-import " + sources.naming.front();
   else if (!pointsTo.empty())
     k.message += "; " + pointsTo + ", and none of their sources defines it";
   return k;
@@ -445,6 +449,7 @@ std::unique_ptr<NodeKernel> unsupportedKernel(KernelProblem problem, std::string
 }
 
 std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,
+                                              MissingOperators& missing,
                                               DType floatingAs) {
   const bool ir = p.source.format == "ir-json";
   if (isGetItem(n) && ir) return irGetItemKernel(p, n);
@@ -463,7 +468,9 @@ std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, c
     if (isHigherOrderTarget(n.target))
       return std::make_unique<UnsupportedKernel>(
           KernelProblem{DiagnosisClass::UnsupportedHigherOrderOp, "the higher-order op " + n.target + " has no kernel yet", {}});
-    return std::make_unique<UnsupportedKernel>(missingOperator(p, n));
+    auto known = missing.find(n.target);
+    if (known == missing.end()) known = missing.emplace(n.target, missingOperator(p, n)).first;
+    return std::make_unique<UnsupportedKernel>(known->second);
   }
   try {
     CallPlan plan = ir ? planIrCall(p, n, op->schema()) : planCall(p, n, op->schema());

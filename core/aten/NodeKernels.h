@@ -1,6 +1,7 @@
 #pragma once
 // How each node runs, decided once when a session is made: one class per kind of node behind one
 // interface (as nativert's OpKernel), resolved by resolveNodeKernel.
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <optional>
@@ -83,9 +84,13 @@ class NodeKernel {
 /// A kernel for a node that cannot run: its run throws the problem's message.
 std::unique_ptr<NodeKernel> unsupportedKernel(KernelProblem problem, std::string schema = {});
 
+/// What a session found of the ops the dispatcher lacks, by target: each diagnosis walks the
+/// program and asks the worker once, however many nodes call the op.
+using MissingOperators = std::map<std::string, KernelProblem>;
+
 /// The kernel of node `n`: a higher-order op's subgraphs become child sessions through `make`.
 /// `floatingAs`: a shadow run's floating dtype (shadowFloatingDtypes), Unknown for a plain run.
 std::unique_ptr<NodeKernel> resolveNodeKernel(const Program& p, const Node& n, const MakeSubgraphRunner& make,
-                                              DType floatingAs = DType::Unknown);
+                                              MissingOperators& missing, DType floatingAs = DType::Unknown);
 
 }  // namespace torchir

@@ -596,11 +596,12 @@ std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const
   return std::nullopt;
 }
 
-std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
-                                               const std::vector<std::string>& packages) {
+PythonOpSources pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
+                                      const std::vector<std::string>& packages) {
   auto w = worker();
   if (!w || (modules.empty() && packages.empty())) return {};
-  std::vector<std::string> surely, named;
+  const std::vector<std::string>& imported = w->options().imports;
+  PythonOpSources sources;
   try {
     if (!w->report(callCancelled).error.empty()) return {};
     const HostMessage reply = w->call({{"type", "locate"}, {"op", name}, {"modules", modules}, {"packages", packages}},
@@ -611,9 +612,12 @@ std::vector<std::string> pythonModulesDefining(const std::string& name, const st
       if (!m.is_object()) continue;
       const std::string module = m.value("module", std::string());
       const auto defines = m.find("defines");
-      if (!isPythonModuleName(module) || defines == m.end() || !defines->is_number_integer()) continue;
-      if (defines->get<int64_t>() >= 2) surely.push_back(module);
-      else if (defines->get<int64_t>() == 1) named.push_back(module);
+      // imported already and the op still missing: importing it is no answer
+      if (!isPythonModuleName(module) || defines == m.end() || !defines->is_number_integer() ||
+          std::find(imported.begin(), imported.end(), module) != imported.end())
+        continue;
+      auto& to = defines->get<int64_t>() >= 2 ? sources.defining : sources.naming;
+      if (defines->get<int64_t>() >= 1 && to.size() < kMaxModuleHints) to.push_back(module);
     }
   } catch (const PythonCallError&) {
     return {};
@@ -622,9 +626,7 @@ std::vector<std::string> pythonModulesDefining(const std::string& name, const st
   } catch (const nlohmann::json::exception&) {
     return {};
   }
-  surely.insert(surely.end(), named.begin(), named.end());
-  if (surely.size() > kMaxModuleHints) surely.resize(kMaxModuleHints);
-  return surely;
+  return sources;
 }
 
 std::string pythonOperatorProblem(const std::string& name, const std::string& overload) {

@@ -30,12 +30,16 @@ PythonHostReport preparePythonHost();
 std::optional<c10::OperatorHandle> pythonOperator(const std::string& name, const std::string& overload);
 /// Why the named Python does not serve `ns::name.overload` ("" when it does or none is named).
 std::string pythonOperatorProblem(const std::string& name, const std::string& overload);
-/// The modules whose source, in the named Python's path, registers `ns::name`: those of `modules`,
-/// then those of the installed `packages` (the worker reads their files and imports none of
-/// them); the ones that define it before those that only name it. Empty when no Python is named
-/// or it cannot say.
-std::vector<std::string> pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
-                                               const std::vector<std::string>& packages);
+/// What the sources of modules in the named Python's path say of `ns::name`.
+struct PythonOpSources {
+  std::vector<std::string> defining;  // register it (custom_op, define, a Library's kernel of it)
+  std::vector<std::string> naming;    // only name it ("ns::name": a register_fake, a mention)
+};
+/// Those of `modules`, then those of the installed `packages`, as the worker reads their files
+/// (it imports none of them), less the modules the Python imports already. Empty when no Python
+/// is named or it cannot say.
+PythonOpSources pythonModulesDefining(const std::string& name, const std::vector<std::string>& modules,
+                                      const std::vector<std::string>& packages);
 /// Whether the dispatcher's op was registered here, to be run in Python.
 bool isPythonOperator(const c10::OperatorHandle& op);
 /// "Python 3.11.7 (/usr/bin/python3)": what a node run in Python says it ran in.

@@ -64,9 +64,9 @@ bool applyPythonOptions(const Args& args, const std::vector<const Program*>& pro
   if (python.python.empty())
     if (const char* env = std::getenv("TORCHIR_PYTHON")) python.python = env;
   python.imports = args.all("--python-import");
-  const auto autoAt = std::find(python.imports.begin(), python.imports.end(), "auto");
+  const auto autoAt = std::remove(python.imports.begin(), python.imports.end(), "auto");
   const bool automatic = autoAt != python.imports.end();
-  if (automatic) python.imports.erase(autoAt);
+  python.imports.erase(autoAt, python.imports.end());
   for (const std::string& f : args.all("--executors"))
     if (endsWith(f, ".py")) python.executorFiles.push_back(f);
   if (args.flag("--python-timeout")) {
@@ -79,8 +79,8 @@ bool applyPythonOptions(const Args& args, const std::vector<const Program*>& pro
     }
     python.callTimeoutSeconds = seconds;
   }
-  if (!python.named() && (!python.imports.empty() || !python.executorFiles.empty())) {
-    std::cerr << "error: " << (python.imports.empty() ? "a pytorch-ir executor file" : "--python-import")
+  if (!python.named() && (automatic || !python.imports.empty() || !python.executorFiles.empty())) {
+    std::cerr << "error: " << (automatic || !python.imports.empty() ? "--python-import" : "a pytorch-ir executor file")
               << " needs a Python to run in: name it with --python PATH (or TORCHIR_PYTHON)\n";
     return false;
   }

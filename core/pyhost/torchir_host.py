@@ -74,6 +74,7 @@ import re
 import select
 import signal
 import socket
+import stat
 import struct
 import threading
 import time
@@ -618,7 +619,7 @@ def do_schema(host, request, scratch):
 
 # The most source read per module when looking for an op's definition.
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
-MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def module_source(module):
@@ -636,8 +637,10 @@ def module_spec(module):
     spec = None
     for i, part in enumerate(module.split(".")):
         try:
-            spec = importlib.machinery.PathFinder.find_spec(".".join(module.split(".")[:i + 1]), path)
-        except (ImportError, ValueError, OSError):
+            # a namespace package's path would look its parent up in sys.modules: a plain list
+            spec = importlib.machinery.PathFinder.find_spec(".".join(module.split(".")[:i + 1]),
+                                                            None if path is None else list(path))
+        except Exception:  # a finder's own failure says only that it is not found
             return None
         if spec is None:
             return None
@@ -658,12 +661,12 @@ def defines_op(source, ns, name):
         return 2
     if re.search(r"""Library\(\s*['"]%s['"]""" % re.escape(ns), source) and (
             re.search(r"""define\(\s*['"]%s%s\s*\(""" % (re.escape(name), word), source) or
-            re.search(r"""impl\([^)\n]*['"]%s['"]""" % re.escape(name), source)):
+            re.search(r"""impl\([^)\n]{0,200}['"]%s['"]""" % re.escape(name), source)):
         return 2
     return 1 if re.search(qualified, source) else 0
 
 
-# Bounds on a library's scan: files and bytes read (transformers holds ~4000 files, 60 MB).
+# Bounds on a library's scan: entries walked and bytes read (transformers holds ~4000 files, 60 MB).
 MAX_SCANNED_FILES = 20000
 MAX_SCANNED_BYTES = 256 * 1024 * 1024
 
@@ -679,17 +682,23 @@ def scan_package(package, ns, name):
     root = folders[0]
     prefix = package.rsplit(".", 1)[0] + "." if "." in package else ""
     needle = ns.encode()
-    found, files, read = [], 0, 0
+    found, entries, read = [], 0, 0
     for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if MODULE_NAME.match(d))
+        dirs[:] = sorted(d for d in dirs if MODULE_NAME.fullmatch(d))
+        entries += len(dirs) + len(names)
+        if entries > MAX_SCANNED_FILES or read > MAX_SCANNED_BYTES:
+            break
         for file in sorted(names):
-            if not file.endswith(".py") or not MODULE_NAME.match(file[:-3]):
+            if read > MAX_SCANNED_BYTES:
+                break
+            if not file.endswith(".py") or not MODULE_NAME.fullmatch(file[:-3]):
                 continue
-            files += 1
-            if files > MAX_SCANNED_FILES or read > MAX_SCANNED_BYTES:
-                return found
+            path = os.path.join(folder, file)
             try:
-                with open(os.path.join(folder, file), "rb") as f:
+                # only regular files: a FIFO or a device would block the read
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    continue
+                with open(path, "rb") as f:
                     data = f.read(MAX_SOURCE_BYTES)
             except OSError:
                 continue
@@ -719,12 +728,14 @@ def do_locate(host, request, scratch):
     need(isinstance(packages, list) and len(packages) <= 4, "packages must be a list of at most 4 names")
     found = []
     for module in modules:
-        need(isinstance(module, str) and len(module) <= 200 and MODULE_NAME.match(module),
+        need(isinstance(module, str) and len(module) <= 200 and MODULE_NAME.fullmatch(module),
              "%r is not a module name", module)
         path = module_source(module)
         surely = 0
         if path is not None:
             try:
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    raise OSError("not a regular file")
                 with open(path, "rb") as f:
                     surely = defines_op(f.read(MAX_SOURCE_BYTES).decode("utf-8", "replace"), ns, name)
             except OSError:
@@ -733,7 +744,7 @@ def do_locate(host, request, scratch):
     named = {m["module"] for m in found}
     # a module the program points to defines it: no library needs reading
     for package in packages if all(m["defines"] < 2 for m in found) else []:
-        need(isinstance(package, str) and len(package) <= 200 and MODULE_NAME.match(package),
+        need(isinstance(package, str) and len(package) <= 200 and MODULE_NAME.fullmatch(package),
              "%r is not a package name", package)
         for surely, module in scan_package(package, ns, name)[:8]:
             if module not in named:

@@ -84,20 +84,29 @@ class PythonImportsTest : public QObject {
   }
 
   void withoutAPythonTheDiagnosisNamesWhatTheProgramPointsTo() {
-    const Ran crafted = runTorchir({"run", moe("crafted", ".pt2"), "--inputs", moe("crafted", ".inputs.safetensors")});
+    QProcessEnvironment none;
+    none.insert("TORCHIR_PYTHON", "");  // whatever the shell names
+    const Ran crafted =
+        runTorchir({"run", moe("crafted", ".pt2"), "--inputs", moe("crafted", ".inputs.safetensors")}, "1", none);
     QCOMPARE(crafted.exitCode, 1);
     // its stack trace's files, innermost first, then the op's namespace: never the user's own file
-    QVERIFY2(crafted.err.contains("the program points to os, torchir_no_such_module.hidden, torchir_crafted_probe:"),
+    QVERIFY2(crafted.err.contains("the program points to os, torchir_no_such_module.hidden, "
+                                  "torchir_probe_package.layers, torchir_crafted_probe:"),
              crafted.err.constData());
-    const Ran mixtral = runTorchir({"run", moe("mixtral", ".pt2"), "--inputs", moe("mixtral", ".inputs.safetensors")});
+    const Ran mixtral =
+        runTorchir({"run", moe("mixtral", ".pt2"), "--inputs", moe("mixtral", ".inputs.safetensors")}, "1", none);
     QCOMPARE(mixtral.exitCode, 1);
     QVERIFY2(mixtral.err.contains("the program points to transformers.integrations.moe, "
                                   "transformers.models.mixtral.modeling_mixtral, transformers:"),
              mixtral.err.constData());
+    const Ran autoAlone = runTorchir({"run", moe("mixtral", ".pt2"), "--python-import", "auto"}, "1", none);
+    QCOMPARE(autoAlone.exitCode, 2);
+    QVERIFY2(autoAlone.err.startsWith("error: --python-import needs a Python"), autoAlone.err.constData());
   }
 
   void aModuleTheProgramNamesIsSuggestedNotImported() {
-    // its source defines the op, and importing it would show: it is read, never run
+    // its source defines the op, and importing it (or the package the trace names) would show:
+    // sources are read, never run
     for (const char* verb : {"run", "check"}) {
       const Ran r = runTorchir({verb, moe("crafted", ".pt2"), "--inputs", moe("crafted", ".inputs.safetensors"),
                                 "--python", TORCHIR_TEST_PYTHON, "--json"},

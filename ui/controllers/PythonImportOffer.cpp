@@ -16,9 +16,10 @@ PythonImportOffer::PythonImportOffer(const StudioContext& studio, DiagnosisPanel
   connect(&studio.session, &SessionController::stopped, this, &PythonImportOffer::onStopped);
   connect(diagnosis, &DiagnosisPanel::importRequested, this, &PythonImportOffer::importAndRun);
   connect(&studio.session, &SessionController::stateChanged, this, [this](RunState state) {
-    if (state == RunState::Ready && std::exchange(m_runWhenReady, false)) m_session->continueRun();
-    if (state == RunState::StartFailed || state == RunState::Empty) m_runWhenReady = false;
     if (state == RunState::Starting || state == RunState::Empty) m_diagnosis->setImport({});
+    if (state == RunState::Starting) return;
+    const LoadedProgramPtr restarted = std::exchange(m_runWhenReady, nullptr);
+    if (state == RunState::Ready && restarted && restarted == m_session->program()) m_session->continueRun();
   });
 }
 
@@ -34,7 +35,7 @@ void PythonImportOffer::importAndRun(const QString& module) {
   if (!program || module.isEmpty()) return;
   rememberProgramImport(program->request.path, module);
   m_status->showMessage(tr("Importing %1 for this program, and running it again").arg(module), 6000);
-  m_runWhenReady = true;
+  m_runWhenReady = program;
   // the session starts again with the worker importing it (RunJobs reads the program's modules)
   m_session->setProgram(program, m_session->marks().breakpoints, m_session->call());
 }

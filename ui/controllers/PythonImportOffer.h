@@ -7,6 +7,7 @@
 #include <QString>
 
 #include "exec/Session.h"
+#include "session/LoadedProgram.h"
 
 class QStatusBar;
 
@@ -29,7 +30,9 @@ class PythonImportOffer : public QObject {
   SessionController* m_session;
   DiagnosisPanel* m_diagnosis;
   QStatusBar* m_status;
-  bool m_runWhenReady = false;  // the session started again for an import: run it once it is Ready
+  /// The program whose session started again for an import: run once that start is Ready, and
+  /// forgotten at whatever state follows the start (another program, a failed start).
+  LoadedProgramPtr m_runWhenReady;
 };
 
 }  // namespace torchir::ui

@@ -145,10 +145,15 @@ def _threads(threads):
 
 def _command(verb, arguments):
     """Runs `torchir VERB ARGUMENTS --json`; a finished command's JSON (also when it reports a failing
-    node or a divergence, exit 1), else TorchirError with its one-line error."""
+    node or a divergence, exit 1), else TorchirError with its one-line error. The folders the
+    modules it names with --python-import came from go on the worker's PYTHONPATH."""
     _require_torch_binaries()
+    env = child_environment()
+    folders = _module_folders(list(arguments))
+    if folders:
+        env["PYTHONPATH"] = os.pathsep.join(folders + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     process = subprocess.run([binary("torchir"), verb, *arguments, "--json"], capture_output=True, text=True,
-                             env=child_environment())
+                             env=env)
     if process.returncode not in (0, 1) or not process.stdout.strip():
         raise TorchirError(_one_line(process.stderr, f"torchir {verb} exited with {process.returncode}"))
     try:
@@ -171,6 +176,7 @@ def _python_imports(programs, options):
     torch = sys.modules.get("torch")
     if torch is None:
         return []
+    ops, files = set(), None
     modules = []
     for program in programs:
         if not isinstance(program, torch.export.ExportedProgram):
@@ -178,16 +184,33 @@ def _python_imports(programs, options):
         for graph_module in program.graph_module.modules():
             graph = getattr(graph_module, "graph", None)
             for node in getattr(graph, "nodes", ()):
-                if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-                    module = _module_defining(torch, node.target)
-                    if module is not None and module not in modules:
-                        modules.append(module)
+                op = node.target
+                if node.op != "call_function" or not isinstance(op, torch._ops.OpOverload) or op in ops:
+                    continue
+                ops.add(op)
+                if files is None:  # the files this process imported, by real path: made once
+                    files = _imported_files()
+                module = _module_defining(torch, op, files)
+                if module is not None and module not in modules:
+                    modules.append(module)
     return [part for module in modules for part in ("--python-import", module)]
 
 
-def _module_defining(torch, op):
+def _imported_files():
+    files = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.endswith(".py"):
+            files.setdefault(os.path.realpath(file), name)
+    return files
+
+
+def _module_defining(torch, op, files):
     """The module of this process that defined `op`, or None for torch's own and C++ ones."""
-    qualified = op._schema.name  # "namespace::name"
+    try:
+        qualified = op._schema.name  # "namespace::name"
+    except Exception:
+        return None
     if qualified.split("::", 1)[0] in ("aten", "prims", "prim"):
         return None
     module = None
@@ -203,23 +226,38 @@ def _module_defining(torch, op):
             found = re.search(r"^debug: registered at (.+):\d+$", torch._C._dispatch_dump(qualified), re.M)
         except Exception:
             found = None
-        module = _module_of_file(found.group(1)) if found else None
+        module = files.get(os.path.realpath(found.group(1))) if found and found.group(1).endswith(".py") else None
     # the worker cannot import a notebook's __main__; torch's own ops need no import
-    if not module or module == "__main__" or module == "torch" or module.startswith("torch."):
+    if not isinstance(module, str) or module == "__main__" or module == "torch" or module.startswith("torch."):
         return None
     return module
 
 
-def _module_of_file(path):
-    """The name this process imported the .py file `path` as, or None."""
-    if not path.endswith(".py"):
-        return None
-    real = os.path.realpath(path)
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str) and os.path.realpath(file) == real:
-            return name
-    return None
+def _module_folders(options):
+    """The sys.path entries the --python-import modules in `options` were imported from, for the
+    worker's PYTHONPATH: a module a notebook imported from a folder it put on sys.path."""
+    import site
+    import sysconfig
+
+    # the environment's own folders are on the worker's path already, behind the standard library
+    # that a PYTHONPATH entry would come before
+    known = {os.path.abspath(p) for p in sysconfig.get_paths().values()}
+    try:
+        known.update(os.path.abspath(p) for p in site.getsitepackages() + [site.getusersitepackages()])
+    except AttributeError:  # a virtualenv's old site module
+        pass
+    folders = []
+    names = [options[i + 1] for i, o in enumerate(options[:-1]) if o == "--python-import"]
+    for name in names:
+        top = sys.modules.get(name.split(".", 1)[0])
+        file = getattr(top, "__file__", None)
+        if not isinstance(file, str):
+            continue
+        folder = os.path.dirname(os.path.dirname(file)) if os.path.basename(file) == "__init__.py" else os.path.dirname(file)
+        folder = os.path.abspath(folder)
+        if folder not in folders and folder not in known:
+            folders.append(folder)
+    return folders
 
 
 def run(program, inputs=None, *, weights=None, constants=None, threads=None, options=()):
