@@ -623,31 +623,41 @@ MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def module_source(module):
-    """The .py file `module` would be imported from, found the way the import system finds it
-    on sys.path, without importing it or its packages (no package's __init__ runs); None when
-    there is none."""
-    spec = module_spec(module)
-    origin = getattr(spec, "origin", None)
-    return origin if isinstance(origin, str) and origin.endswith(".py") else None
-
-
-def module_spec(module):
-    """`module`'s spec as the path finder gives it, its packages' found the same way (none imported)."""
-    path = None  # sys.path for the top-level package
-    spec = None
-    for i, part in enumerate(module.split(".")):
+    """The .py file `module` would be imported from, found as the import system finds it, without
+    importing it or its packages (no package's __init__ runs); None when there is none."""
+    folders = module_folders(module.rsplit(".", 1)[0]) if "." in module else None
+    last = module.rsplit(".", 1)[-1]
+    if folders is None:  # a top-level module: as sys.path's finders see it
         try:
-            # a namespace package's path would look its parent up in sys.modules: a plain list
-            spec = importlib.machinery.PathFinder.find_spec(".".join(module.split(".")[:i + 1]),
-                                                            None if path is None else list(path))
+            spec = importlib.machinery.PathFinder.find_spec(last)
         except Exception:  # a finder's own failure says only that it is not found
             return None
-        if spec is None:
-            return None
-        path = spec.submodule_search_locations
-        if path is None and i < module.count("."):
-            return None  # a module, not a package, cannot hold the next part
-    return spec
+        origin = getattr(spec, "origin", None)
+        return origin if isinstance(origin, str) and origin.endswith(".py") else None
+    for folder in folders:
+        for path in (os.path.join(folder, last, "__init__.py"), os.path.join(folder, last + ".py")):
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def module_folders(package):
+    """The folders `package`'s modules are in (several for a namespace package), found on sys.path
+    and then folder by folder; [] when it is no package."""
+    parts = package.split(".")
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(parts[0])
+    except Exception:
+        return []
+    # a namespace package's path object would recalculate itself through sys.modules: its list
+    locations = getattr(spec, "submodule_search_locations", None)
+    folders = list(getattr(locations, "_path", locations) or [])
+    for part in parts[1:]:
+        folders = [os.path.join(f, part) for f in folders if os.path.isdir(os.path.join(f, part))]
+        # a regular package hides the namespace portions beside it, as the import system does
+        regular = [f for f in folders if os.path.isfile(os.path.join(f, "__init__.py"))]
+        folders = regular[:1] or folders
+    return folders
 
 
 def defines_op(source, ns, name):
@@ -675,8 +685,7 @@ def scan_package(package, ns, name):
     """(how surely, module) of an installed package's modules whose source registers ns::name,
     read file by file without importing any: surest first, then those outside examples and
     tests, then shallower ones."""
-    spec = module_spec(package)
-    folders = list(getattr(spec, "submodule_search_locations", None) or [])
+    folders = module_folders(package)
     if not folders:
         return []
     root = folders[0]
