@@ -34,13 +34,8 @@ def main(root, binary):
         package(root, binary, folder)
         import torchir_studio
 
-        class Logits(torch.nn.Module):
-            def __init__(self, lm):
-                super().__init__()
-                self.lm = lm
-
-            def forward(self, ids):
-                return self.lm(ids, use_cache=False).logits
+        sys.path.insert(0, os.path.join(root, "tests", "fixtures"))
+        from make_moe import Logits  # the causal LM's logits, as the moe fixtures export them
 
         torch.manual_seed(1)
         config = MixtralConfig(vocab_size=50, hidden_size=16, intermediate_size=24, num_hidden_layers=2,
