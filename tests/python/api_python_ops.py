@@ -1,6 +1,6 @@
 """torchir_studio.run from a notebook-like Python that built and exported a model whose ops are
 defined in Python (a tiny transformers Mixtral: transformers::grouped_mm_fallback): no option names
-the Python or its modules, and the run gives eager's logits. The package is the source tree's
+the Python or its modules, and the run gives eager's logits; open() names the module to the studio. The package is the source tree's
 (packaging/wheel/torchir_studio), with the build's binaries.
 
 Usage: api_python_ops.py ROOT TORCHIR_BINARY
@@ -52,6 +52,37 @@ def main(root, binary):
         worst = (result["outputs"][0] - eager).abs().max().item()
         assert worst <= 1e-6, f"logits differ from eager by {worst}"
         print(f"api_python_ops: torchir_studio.run(ep, (ids,)) finished; logits within {worst:.3g} of eager")
+        # open() names the same modules to the studio it starts (what it launches, not a window here:
+        # tst_studio_e2e runs the studio with TORCHIR_PYTHON_IMPORTS)
+        assert launched_imports(torchir_studio, ep, ids) == "transformers.integrations.moe"
+
+
+def launched_imports(torchir_studio, ep, ids):
+    """TORCHIR_PYTHON_IMPORTS in the environment open() starts torchir-studio with."""
+    import subprocess
+
+    seen = {}
+
+    class Launch:
+        pid, returncode = 0, 0
+
+        def __init__(self, command, env, **_):
+            seen.update(env)
+
+        def poll(self):
+            return 0
+
+        def wait(self, timeout=None):
+            return 0
+
+    real = subprocess.Popen
+    subprocess.Popen = Launch
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        torchir_studio.open(ep, (ids,)).close()
+    finally:
+        subprocess.Popen = real
+    return seen.get("TORCHIR_PYTHON_IMPORTS")
 
 
 if __name__ == "__main__":

@@ -56,9 +56,10 @@ void savePythonHost(const PythonHostOptions& o) {
 PythonHostOptions effectivePythonHost(const QString& programPath) {
   PythonHostOptions o = savedPythonHost();
   if (o.python.empty()) o.python = qEnvironmentVariable("TORCHIR_PYTHON").trimmed().toStdString();
-  if (!programPath.isEmpty())
-    for (const std::string& m : fromQt(programImports(programPath)))
-      if (std::find(o.imports.begin(), o.imports.end(), m) == o.imports.end()) o.imports.push_back(m);
+  QStringList extra = qEnvironmentVariable("TORCHIR_PYTHON_IMPORTS").split(QLatin1Char(','), Qt::SkipEmptyParts);
+  if (!programPath.isEmpty()) extra += programImports(programPath);
+  for (const std::string& m : fromQt(extra))
+    if (std::find(o.imports.begin(), o.imports.end(), m) == o.imports.end()) o.imports.push_back(m);
   return o;
 }
 

@@ -12,7 +12,9 @@ namespace torchir::ui {
 PythonHostOptions savedPythonHost();
 void savePythonHost(const PythonHostOptions& options);
 /// The options a session of the program at `programPath` uses: the saved ones, else
-/// TORCHIR_PYTHON (with the saved modules), and the modules chosen for that program.
+/// TORCHIR_PYTHON (with the saved modules), the modules chosen for that program, and those
+/// TORCHIR_PYTHON_IMPORTS names for this launch (comma-separated: torchir_studio.open passes
+/// the modules of its caller that define the program's ops).
 PythonHostOptions effectivePythonHost(const QString& programPath = {});
 /// The modules the user chose to import for the program at `path` (the diagnosis's Import button):
 /// the program's own, beside Preferences' modules, which every program imports.

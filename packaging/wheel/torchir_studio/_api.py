@@ -148,10 +148,7 @@ def _command(verb, arguments):
     node or a divergence, exit 1), else TorchirError with its one-line error. The folders the
     modules it names with --python-import came from go on the worker's PYTHONPATH."""
     _require_torch_binaries()
-    env = child_environment()
-    folders = _module_folders(list(arguments))
-    if folders:
-        env["PYTHONPATH"] = os.pathsep.join(folders + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env = _with_module_folders(child_environment(), list(arguments))
     process = subprocess.run([binary("torchir"), verb, *arguments, "--json"], capture_output=True, text=True,
                              env=env)
     if process.returncode not in (0, 1) or not process.stdout.strip():
@@ -231,6 +228,14 @@ def _module_defining(torch, op, files):
     if not isinstance(module, str) or module == "__main__" or module == "torch" or module.startswith("torch."):
         return None
     return module
+
+
+def _with_module_folders(env, options):
+    """`env` with the folders of the modules `options` import (--python-import) first on PYTHONPATH."""
+    folders = _module_folders(options)
+    if folders:
+        env["PYTHONPATH"] = os.pathsep.join(folders + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
 
 
 def _module_folders(options):
@@ -401,9 +406,14 @@ def open(program, inputs=None, *, weights=None, constants=None, block=False, nam
                      *_option("--constants", files.tensors(constants, "constants", "constants")),
                      *_option("--screenshot", screenshot)]
         log = files.path("studio.log")
+        # the modules of this process that define the program's ops, for this launch's worker
+        imports = _python_imports([program], ())
+        env = _with_module_folders(child_environment(), imports)
+        if imports:
+            env["TORCHIR_PYTHON_IMPORTS"] = ",".join(imports[1::2])
         with builtins.open(log, "w") as stderr:
             process = subprocess.Popen([binary("torchir-studio"), *arguments], stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=stderr, env=child_environment(),
+                                       stdout=subprocess.DEVNULL, stderr=stderr, env=env,
                                        start_new_session=True)
         with builtins.open(files.path("studio.pid"), "w") as f:
             f.write(str(process.pid))
