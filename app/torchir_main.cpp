@@ -1,4 +1,8 @@
 // The headless consumer of the core: proves the core needs no UI.
 #include "cli/Cli.h"
+#include "exec/AllocatorTuning.h"
 
-int main(int argc, char** argv) { return torchir::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  torchir::tuneAllocator();
+  return torchir::cli::run(argc, argv);
+}

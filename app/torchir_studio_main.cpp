@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "StudioConfig.h"
+#include "exec/AllocatorTuning.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
 #include "controllers/DeviceRunOverlay.h"
@@ -75,6 +76,7 @@ bool onlyPrints(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  torchir::tuneAllocator();
   if (onlyPrints(argc, argv)) {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;

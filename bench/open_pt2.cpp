@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <optional>
 
+#include "exec/AllocatorTuning.h"
 #include "formats/ProgramCache.h"
 #include "formats/ProgramLoader.h"
 #include "program/LoadError.h"
 #include "program/ProgramSummary.h"
 
 int main(int argc, char** argv) {
+  torchir::tuneAllocator();  // as the studio and the command line do
   if (argc < 2) {
     std::fprintf(stderr, "usage: open_pt2 FILE [REPEATS] [CACHE_DIR]\n");
     return 2;

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/AllocatorTuning.h"
 #include "graph/GraphPanel.h"
 #include "graph/GraphScene.h"
 #include "session/ExecutionActions.h"
@@ -68,6 +69,7 @@ void report(const char* key, double ms) {
 int main(int argc, char** argv) {
   QElapsedTimer sinceMain;
   sinceMain.start();
+  torchir::tuneAllocator();  // as the studio does
   QApplication app(argc, argv);
   if (argc < 3) {
     std::fprintf(stderr, "usage: studio_timing BIG.pt2 STEP.pt2 [STEPS]\n");
