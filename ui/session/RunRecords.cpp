@@ -25,7 +25,13 @@ torchir::NodeId nodeAStopShows(const torchir::DebugOutcome& outcome, torchir::No
   }
 }
 
-void RunRecords::reset(std::size_t nodes) { destroyInBackground(std::exchange(m_records, std::vector<Shared>(nodes))); }
+void RunRecords::reset(std::size_t nodes) {
+  // A run's first report resets records that are all still empty (a 100k-node program's start):
+  // they are kept, where a new 1.6 MB table was made and faulted in on the window's thread.
+  if (m_records.size() == nodes && std::none_of(m_records.begin(), m_records.end(), [](const Shared& r) { return r != nullptr; }))
+    return;
+  destroyInBackground(std::exchange(m_records, std::vector<Shared>(nodes)));
+}
 
 const torchir::NodeRecord* RunRecords::record(torchir::NodeId node) const { return shared(node).get(); }
 
