@@ -1,6 +1,7 @@
 #include "session/AsyncProgramLoader.h"
 
 #include "exec/ThreadPriority.h"
+#include "session/FirstFrameGate.h"
 #include "session/LoadWorker.h"
 
 namespace torchir::ui {
@@ -34,10 +35,18 @@ void AsyncProgramLoader::load(const OpenRequest& request) {
   LoadWorker* worker = m_worker;
   // Queued onto the worker's thread; the worker object is the context, so this never runs on
   // the GUI thread.
-  QMetaObject::invokeMethod(
-      worker, [worker, requestId, request] { worker->load(requestId, request); }, Qt::QueuedConnection);
+  auto start = [worker, requestId, request] {
+    QMetaObject::invokeMethod(
+        worker, [worker, requestId, request] { worker->load(requestId, request); }, Qt::QueuedConnection);
+  };
+  if (m_firstFrame)
+    m_firstFrame->run(start);
+  else
+    start();
   Q_EMIT started(request.path);
 }
+
+void AsyncProgramLoader::startAfterFirstFrameOf(QWidget* window) { m_firstFrame = new FirstFrameGate(window); }
 
 void AsyncProgramLoader::onWorkerLoaded(quint64 requestId, const torchir::ui::LoadedProgramPtr& program) {
   if (requestId != m_latestRequest->load()) return;

@@ -2,6 +2,7 @@
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <QWidget>
 #include <atomic>
 #include <memory>
 
@@ -10,6 +11,7 @@
 
 namespace torchir::ui {
 
+class FirstFrameGate;
 class LoadWorker;
 
 /// Opens programs on a background thread so the GUI thread never blocks on a file.
@@ -25,6 +27,9 @@ class AsyncProgramLoader : public QObject {
   /// (empty: none); returns at once. Supersedes any request still running.
   void load(const OpenRequest& request);
   bool isLoading() const { return m_loading; }
+  /// Reads start only once `window` has painted its first frame (FirstFrameGate); loading is
+  /// reported from the request all the same.
+  void startAfterFirstFrameOf(QWidget* window);
 
  Q_SIGNALS:
   void started(const QString& path);
@@ -41,6 +46,7 @@ class AsyncProgramLoader : public QObject {
   LoadWorker* m_worker = nullptr;  // lives on m_thread, deleted when the thread finishes
   std::shared_ptr<std::atomic<quint64>> m_latestRequest;
   bool m_loading = false;
+  FirstFrameGate* m_firstFrame = nullptr;  // the window's, or none
 };
 
 }  // namespace torchir::ui

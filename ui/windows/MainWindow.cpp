@@ -77,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_selection(new Selection(this)) {
   setWindowTitle(kAppTitle);
   setAcceptDrops(true);
+  m_loader->startAfterFirstFrameOf(this);
   setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks);
   m_actions = new ExecutionActions(m_session, m_selection, this);
   createCentralWidget();

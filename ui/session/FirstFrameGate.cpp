@@ -1,0 +1,45 @@
+#include "session/FirstFrameGate.h"
+
+#include <QEvent>
+#include <QWindow>
+#include <utility>
+
+namespace torchir::ui {
+
+FirstFrameGate::FirstFrameGate(QWidget* window) : QObject(window), m_window(window) {
+  m_fallback.setSingleShot(true);
+  m_fallback.setInterval(kFallbackMs);
+  connect(&m_fallback, &QTimer::timeout, this, &FirstFrameGate::open);
+}
+
+void FirstFrameGate::run(std::function<void()> work) {
+  QWindow* handle = m_window ? m_window->windowHandle() : nullptr;
+  if (m_open || !m_window || !m_window->isVisible() || !handle || handle->isExposed()) {
+    open();
+    work();
+    return;
+  }
+  m_held.push_back(std::move(work));
+  if (!m_watching) {
+    m_watching = true;
+    handle->installEventFilter(this);
+    m_fallback.start();
+  }
+}
+
+bool FirstFrameGate::eventFilter(QObject* watched, QEvent* event) {
+  // The window paints its first frame while it handles this expose: what is held runs after it.
+  if (event->type() == QEvent::Expose && static_cast<QWindow*>(watched)->isExposed())
+    QTimer::singleShot(0, this, &FirstFrameGate::open);
+  return false;
+}
+
+void FirstFrameGate::open() {
+  if (m_open) return;
+  m_open = true;
+  m_fallback.stop();
+  if (m_watching && m_window && m_window->windowHandle()) m_window->windowHandle()->removeEventFilter(this);
+  for (auto& work : std::exchange(m_held, {})) work();
+}
+
+}  // namespace torchir::ui
