@@ -10,6 +10,7 @@
 #include "StudioConfig.h"
 #include "exec/AllocatorTuning.h"
 #include "session/AppIdentity.h"
+#include "session/BackgroundPool.h"
 #include "session/SessionController.h"
 #include "controllers/DeviceRunOverlay.h"
 #include "windows/MainWindow.h"
@@ -160,6 +161,7 @@ int main(int argc, char** argv) {
   const int status = app.exec();
   // Work still on the pool (a tensor's statistics, a file being read) ends before the process
   // does, so nothing winds down while exit-time handlers run.
+  torchir::ui::backgroundPool()->waitForDone();
   QThreadPool::globalInstance()->waitForDone();
   return status;
 }

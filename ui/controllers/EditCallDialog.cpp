@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "panels/ShapeText.h"
+#include "session/BackgroundPool.h"
 #include "session/CallChanges.h"
 #include "session/OneLine.h"
 #include "session/SessionController.h"
@@ -287,7 +288,7 @@ void EditCallDialog::readFilesThen(void (EditCallDialog::*then)()) {
       if (!read.problem.isEmpty()) return m_result->setText(read.problem);
     (this->*then)();
   });
-  watcher->setFuture(QtConcurrent::run(&readTensorFiles, files));
+  watcher->setFuture(QtConcurrent::run(backgroundPool(), &readTensorFiles, files));
 }
 
 void EditCallDialog::sendTrial() {

@@ -79,7 +79,7 @@ void GraphPanel::setProgram(LoadedProgramPtr program) {
   setBusy(true);
   m_clock.start();
   Q_EMIT layoutStarted();
-  QtConcurrent::run([program, options = m_options] {
+  QtConcurrent::run(backgroundPool(), [program, options = m_options] {
     torchir::lowerThisThreadPriority();
     return ProgramGraph::build(program, options);
   })
@@ -93,7 +93,7 @@ void GraphPanel::setShowQuantizationNodes(bool show) {
   // The same modules either way: the fold state and the selection carry over to the new graph.
   const uint64_t generation = ++m_generation;
   setBusy(true);
-  QtConcurrent::run([program = m_graph->program, options = m_options] {
+  QtConcurrent::run(backgroundPool(), [program = m_graph->program, options = m_options] {
     torchir::lowerThisThreadPriority();
     return ProgramGraph::build(program, options);
   })

@@ -25,6 +25,7 @@
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
 #include "formats/Safetensors.h"
+#include "session/BackgroundPool.h"
 
 namespace torchir::ui {
 
@@ -189,7 +190,7 @@ void TensorViewer::display(const QString& title, const torchir::TensorData& tens
     watcher->deleteLater();
   });
   // The copy shares the storage, which is immutable: the worker reads it without locks.
-  watcher->setFuture(QtConcurrent::run(&TensorViewer::computeStats, tensor, m_dequantization));
+  watcher->setFuture(QtConcurrent::run(backgroundPool(), &TensorViewer::computeStats, tensor, m_dequantization));
 }
 
 TensorViewer::StatsResult TensorViewer::computeStats(const torchir::TensorData& tensor,

@@ -13,6 +13,7 @@
 
 #include "compare/ComparisonCsv.h"
 #include "compare/ComparisonReport.h"
+#include "session/BackgroundPool.h"
 #include "quant/SensitivityReport.h"
 
 namespace torchir::ui {
@@ -140,7 +141,7 @@ void CompareMenu::exportReport() {
     if (!problem.isEmpty()) QMessageBox::warning(parentWidget(), tr("Export Comparison Report"), problem);
     else Q_EMIT reportExported(path);
   });
-  watcher->setFuture(QtConcurrent::run([c, program, path]() -> QString {
+  watcher->setFuture(QtConcurrent::run(backgroundPool(), [c, program, path]() -> QString {
     torchir::ReportInput in;
     in.programPath = program->request.path.toStdString();
     in.reference = c->reference;
