@@ -10,7 +10,6 @@
 #include "StudioConfig.h"
 #include "exec/AllocatorTuning.h"
 #include "session/AppIdentity.h"
-#include "session/BackgroundPool.h"
 #include "session/SessionController.h"
 #include "controllers/DeviceRunOverlay.h"
 #include "windows/MainWindow.h"
@@ -159,9 +158,8 @@ int main(int argc, char** argv) {
                                          parser.value(kInputsOption)});
   }
   const int status = app.exec();
-  // Work still on the pool (a tensor's statistics, a file being read) ends before the process
-  // does, so nothing winds down while exit-time handlers run.
-  torchir::ui::backgroundPool()->waitForDone();
+  // Work still on Qt's pool ends before the process does, so nothing winds down while exit-time
+  // handlers run; the studio's own pool is joined as the application object goes (BackgroundPool).
   QThreadPool::globalInstance()->waitForDone();
   return status;
 }

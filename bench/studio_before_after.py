@@ -2,14 +2,16 @@
 under one Xvfb): a change to the session's classes must not make the studio stall or step slower.
 
 Usage: python studio_before_after.py BEFORE_BUILD AFTER_BUILD BIG.pt2 STEP.pt2 [STEPS] [ROUNDS]
-Each round launches both builds, in alternating order. Reported per measurement: each build's
-median and worst over the rounds (stalls are judged by their worst).
+Each build has a program cache folder of its own, filled by a launch that is not counted: the
+counted launches are warm ones. Each round launches both builds, in alternating order. Reported
+per measurement: each build's median and worst over the rounds (stalls are judged by their worst).
 """
 
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,12 +28,17 @@ def main():
                             stderr=subprocess.DEVNULL)
     time.sleep(1.5)
     runs = {name: [] for name in builds}
+    caches = {name: tempfile.TemporaryDirectory() for name in builds}
     try:
+        for name in builds:  # writes the build's entry of BIG
+            one_launch(builds[name], big, small, steps, display, caches[name].name)
         for r in range(rounds):
             for name in (list(builds) if r % 2 == 0 else list(reversed(builds))):
-                runs[name].append(one_launch(builds[name], big, small, steps, display))
+                runs[name].append(one_launch(builds[name], big, small, steps, display, caches[name].name))
     finally:
         xvfb.terminate()
+        for cache in caches.values():
+            cache.cleanup()
     for key in runs["before"][0]:
         line = f"{key:22s}"
         for name in builds:

@@ -20,6 +20,7 @@
 #include "panels/ArgumentsPanel.h"
 #include "panels/DiagnosisPanel.h"
 #include "panels/TensorViewer.h"
+#include "session/BackgroundPool.h"
 #include "session/Selection.h"
 #include "session/SessionController.h"
 #include "session/StudioContext.h"
@@ -109,7 +110,7 @@ class TestEditAndContinue : public QObject {
   }
   // The file reads' worker threads are joined before exit: LeakSanitizer's exit-time tracer
   // can die stopping a pool thread that is still winding down.
-  void cleanupTestCase() { QThreadPool::globalInstance()->waitForDone(); }
+  void cleanupTestCase() { torchir::ui::backgroundPool()->waitForDone(); }
 
   // ((x * 1e-3 + 1e4) - 1e4) * 3, paused at mul: a change to `other`, then one to `self`, and the
   // node has both; a change to `other` again replaces its first.

@@ -25,6 +25,7 @@
 #include "formats/ProgramLoader.h"
 #include "formats/Safetensors.h"
 #include "program/TensorValues.h"
+#include "session/BackgroundPool.h"
 
 using torchir::DType;
 using torchir::TensorData;
@@ -269,7 +270,7 @@ class TestTensor : public QObject {
     QTRY_VERIFY(viewer.statsReady());
     // Every statistics task has ended and its result been delivered: a late one of the first
     // tensor would be in `ready` now.
-    QThreadPool::globalInstance()->waitForDone();
+    torchir::ui::backgroundPool()->waitForDone();
     QCoreApplication::sendPostedEvents();
     QCoreApplication::processEvents();
     QCOMPARE(ready.size(), 1);
