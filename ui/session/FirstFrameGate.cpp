@@ -13,18 +13,17 @@ FirstFrameGate::FirstFrameGate(QWidget* window) : QObject(window), m_window(wind
 }
 
 void FirstFrameGate::run(std::function<void()> work) {
+  if (m_open) return work();
+  if (!m_held.empty()) return m_held.push_back(std::move(work));  // after those, in order
   QWindow* handle = m_window ? m_window->windowHandle() : nullptr;
-  if (m_open || !m_window || !m_window->isVisible() || !handle || handle->isExposed()) {
+  if (!m_window || !m_window->isVisible() || !handle) return work();  // no frame to wait for yet
+  if (handle->isExposed()) {  // painted already
     open();
-    work();
-    return;
+    return work();
   }
   m_held.push_back(std::move(work));
-  if (!m_watching) {
-    m_watching = true;
-    handle->installEventFilter(this);
-    m_fallback.start();
-  }
+  handle->installEventFilter(this);
+  m_fallback.start();
 }
 
 bool FirstFrameGate::eventFilter(QObject* watched, QEvent* event) {
@@ -38,7 +37,7 @@ void FirstFrameGate::open() {
   if (m_open) return;
   m_open = true;
   m_fallback.stop();
-  if (m_watching && m_window && m_window->windowHandle()) m_window->windowHandle()->removeEventFilter(this);
+  if (m_window && m_window->windowHandle()) m_window->windowHandle()->removeEventFilter(this);
   for (auto& work : std::exchange(m_held, {})) work();
 }
 

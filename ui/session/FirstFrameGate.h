@@ -10,8 +10,9 @@ namespace torchir::ui {
 
 /// Holds work back until a window's first frame is painted. A launch shows the window and opens
 /// its program at once: read beside the first paint (fonts, a fresh backing store), the reader's
-/// threads made that paint the longest stall of the launch. Work goes through at once when the
-/// window is not shown or has painted, and after kFallbackMs if it is shown but never painted.
+/// threads made that paint the longest stall of the launch. Work goes through at once while the
+/// window is not shown (a later show holds the next work) or once it has painted, and after
+/// kFallbackMs if it is shown but never paints.
 class FirstFrameGate : public QObject {
  public:
   explicit FirstFrameGate(QWidget* window);
@@ -27,7 +28,6 @@ class FirstFrameGate : public QObject {
 
   QPointer<QWidget> m_window;
   bool m_open = false;
-  bool m_watching = false;
   QTimer m_fallback;
   std::vector<std::function<void()>> m_held;
 };
