@@ -1,6 +1,6 @@
 // The headless consumer of the core: proves the core needs no UI.
 #include "cli/Cli.h"
-#include "exec/AllocatorTuning.h"
+#include "formats/AllocatorTuning.h"
 
 int main(int argc, char** argv) {
   torchir::tuneAllocator();

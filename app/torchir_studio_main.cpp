@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "StudioConfig.h"
-#include "exec/AllocatorTuning.h"
+#include "formats/AllocatorTuning.h"
 #include "session/AppIdentity.h"
 #include "session/SessionController.h"
 #include "controllers/DeviceRunOverlay.h"

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "exec/AllocatorTuning.h"
+#include "formats/AllocatorTuning.h"
 #include "formats/ProgramCache.h"
 #include "formats/ProgramLoader.h"
 #include "program/LoadError.h"

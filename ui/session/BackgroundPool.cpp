@@ -1,7 +1,12 @@
 #include "session/BackgroundPool.h"
 
 #include <QCoreApplication>
+#include <QPointer>
 #include <QThreadPool>
+#include <QTimer>
+
+#include "formats/AllocatorTuning.h"
+#include "exec/ThreadPriority.h"
 
 namespace torchir::ui {
 namespace {
@@ -19,5 +24,23 @@ struct JoinedPool : QThreadPool {
 Q_GLOBAL_STATIC(JoinedPool, studioBackgroundPool)
 
 QThreadPool* backgroundPool() { return studioBackgroundPool(); }
+
+void returnFreedMemoryWhenQuiet() {
+  // Long enough for a 100k-op program's frees (about a second on a loaded machine) and its new
+  // program's first view; a second program opened meanwhile puts it off again.
+  constexpr int kQuietMs = 3000;
+  static QPointer<QTimer> timer;  // goes with the application it belongs to
+  if (!timer) {
+    timer = new QTimer(QCoreApplication::instance());
+    timer->setSingleShot(true);
+    QObject::connect(timer, &QTimer::timeout, [] {
+      backgroundPool()->start([] {
+        torchir::lowerThisThreadPriority();
+        torchir::returnFreedMemory();
+      });
+    });
+  }
+  timer->start(kQuietMs);
+}
 
 }  // namespace torchir::ui

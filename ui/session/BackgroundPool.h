@@ -9,4 +9,10 @@ namespace torchir::ui {
 /// Work on it lowers its own thread's priority (lowerThisThreadPriority).
 QThreadPool* backgroundPool();
 
+/// Gives the memory a replaced program freed back to the system (returnFreedMemory), on the pool,
+/// once no call has come for a few seconds: by then its frees, spread over the pool and the
+/// engine's thread, are done, and the window has stopped drawing the new one. Call it on the GUI
+/// thread.
+void returnFreedMemoryWhenQuiet();
+
 }  // namespace torchir::ui

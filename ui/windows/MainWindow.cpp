@@ -381,6 +381,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
     if (m_program == shown.lock()) startSession();
   });
   // Every view has let go of the previous program by now: this is the last reference here.
+  if (previous) returnFreedMemoryWhenQuiet();  // once it, its layout and its run are freed
   releaseInBackground(std::move(previous));
   // The window's own texts a turn later: the title alone costs 4–8 ms (Xlib converts it), on top
   // of a turn that has reset a 170k-row table.
