@@ -192,8 +192,9 @@ int main(int argc, char** argv) {
   window.executionActions()->continueRun()->trigger();
   waitFor([&] { return window.session()->state() == RunState::Finished; }, 120000);
   report("stall_run", stalls.longestStallMs());
-  // The big program was replaced a while ago: what the process still holds of it, once the studio
-  // has given back what its frees left (returnFreedMemoryWhenQuiet waits 3 s for quiet).
+  // The big program was replaced a while ago: what the process still holds of it. The studio gives
+  // back what its frees left 3 s after STEP.pt2 was shown (returnFreedMemoryWhenQuiet), so during
+  // the steps or the run above; the wait leaves time for frees and a trim that ran late.
   waitFor([] { return false; }, 5000);
   report("resident_mib_after_replace", static_cast<double>(residentAnonymousKiB()) / 1024.0);
   return 0;
