@@ -130,6 +130,11 @@ class TestCachedTextDelegate : public QObject {
     QVERIFY(!sameInk(changed, expected, false));
     QVERIFY(sameInk(cached.ink(), changed));
 
+    // A cell that gains an icon moves its text, though cells of its size were placed before.
+    qt.model.item(0, 3)->setIcon(dot());
+    cached.model.item(0, 3)->setIcon(dot());
+    QVERIFY(sameInk(cached.ink(), qt.ink()));
+
     // A wider column shows more of each text.
     qt.view.setColumnWidth(1, 400);
     cached.view.setColumnWidth(1, 400);

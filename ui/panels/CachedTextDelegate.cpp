@@ -29,10 +29,6 @@ QString visiblePart(const QString& text, int width, const QFontMetrics& metrics)
 
 const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, const QFont& font,
                                                Qt::TextElideMode mode) const {
-  if (font != m_font) {  // another font (the view's changed): other glyphs, other widths
-    m_texts.clear();
-    m_font = font;
-  }
   Key key{text, width};
   if (const QStaticText* cached = m_texts.object(key)) return *cached;
   const QFontMetrics metrics(font);
@@ -45,22 +41,45 @@ const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, c
   return *made;
 }
 
+QRect CachedTextDelegate::textArea(const QStyleOptionViewItem& opt, const QStyle* style) const {
+  const Placement key{opt.rect.size(), static_cast<int>(opt.features), opt.decorationSize,
+                      static_cast<int>(opt.decorationPosition), static_cast<int>(opt.direction),
+                      static_cast<int>(opt.displayAlignment)};
+  if (const auto it = m_areas.constFind(key); it != m_areas.constEnd()) return it->translated(opt.rect.topLeft());
+  // Laid out from a one-character stand-in: the rectangle does not depend on the text when the
+  // cell is painted, only on its icon, check box and margins.
+  QStyleOptionViewItem standIn = opt;
+  standIn.text = QStringLiteral(" ");
+  const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, opt.widget) + 1;
+  const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &standIn, opt.widget).adjusted(margin, 0, -margin, 0);
+  if (m_areas.size() >= 1024) m_areas.clear();  // columns resized many times over: start again
+  m_areas.insert(key, area.translated(-opt.rect.topLeft()));
+  return area;
+}
+
+void CachedTextDelegate::forgetIfChanged(const QFont& font, const QStyle* style) const {
+  // Another font (the view's changed) has other glyphs and widths; another style places text apart.
+  if (font == m_font && style == m_style) return;
+  m_texts.clear();
+  m_areas.clear();
+  m_font = font;
+  m_style = style;
+}
+
 void CachedTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
   QStyleOptionViewItem opt = option;
   initStyleOption(&opt, index);
   const QWidget* widget = opt.widget;
   QStyle* style = widget ? widget->style() : QApplication::style();
+  forgetIfChanged(opt.font, style);
   const QString text = std::exchange(opt.text, QString());
-  // Everything but the text, as the default delegate draws it.
+  const QRect area = text.isEmpty() ? QRect() : textArea(opt, style);
+  // Everything but the text, as the default delegate draws it. Without a display feature the style
+  // does not lay out the (empty) text to place it: three times a cell, a third of a table's paint.
+  // The focused cell keeps it, as its focus frame is drawn around the text's place.
+  if (!(opt.state & QStyle::State_HasFocus)) opt.features &= ~QStyleOptionViewItem::HasDisplay;
   style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
-  if (text.isEmpty()) return;
-
-  // Where the style puts the text: laid out from a one-character stand-in (the rectangle does not
-  // depend on the text when the cell is painted, only on its icon and margins).
-  opt.text = QStringLiteral(" ");
-  const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
-  const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget).adjusted(margin, 0, -margin, 0);
-  if (area.width() <= 0) return;
+  if (text.isEmpty() || area.width() <= 0) return;
   const QStaticText& laid = laidOut(text, area.width(), opt.font, opt.textElideMode);
 
   const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled

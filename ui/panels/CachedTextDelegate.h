@@ -1,5 +1,7 @@
 #pragma once
 #include <QCache>
+#include <QHash>
+#include <QRect>
 #include <QFont>
 #include <QStaticText>
 #include <QString>
@@ -31,8 +33,34 @@ class CachedTextDelegate : public QStyledItemDelegate {
   /// `text` elided to `width` in `font` and laid out, made once per text, width and font (a view elides one way).
   const QStaticText& laidOut(const QString& text, int width, const QFont& font, Qt::TextElideMode mode) const;
 
+  /// What decides where a style puts a cell's text within the cell (not the text itself).
+  struct Placement {
+    QSize cell;
+    int features;
+    QSize decoration;
+    int decorationPosition;
+    int direction;
+    int alignment;
+    bool operator==(const Placement& o) const {
+      return cell == o.cell && features == o.features && decoration == o.decoration &&
+             decorationPosition == o.decorationPosition && direction == o.direction && alignment == o.alignment;
+    }
+    friend size_t qHash(const Placement& p, size_t seed = 0) {
+      return qHashMulti(seed, p.cell.width(), p.cell.height(), p.features, p.decoration.width(),
+                        p.decoration.height(), p.decorationPosition, p.direction, p.alignment);
+    }
+  };
+  /// The text's rectangle for `opt`, relative to the cell: the style lays out a stand-in text for it,
+  /// once per placement (a table has a few: its columns' widths by its row height).
+  QRect textArea(const QStyleOptionViewItem& opt, const QStyle* style) const;
+
+  /// Empties the caches when the view's font or style is not the one they were made with.
+  void forgetIfChanged(const QFont& font, const QStyle* style) const;
+
   mutable QCache<Key, QStaticText> m_texts{kCachedTexts};
-  mutable QFont m_font;  // of the cached texts
+  mutable QHash<Placement, QRect> m_areas;
+  mutable QFont m_font;  // of the cached texts and areas
+  mutable const QStyle* m_style = nullptr;
 };
 
 }  // namespace torchir::ui
