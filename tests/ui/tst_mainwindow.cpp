@@ -21,6 +21,8 @@
 #include "graph/GraphPanel.h"
 #include "session/ExecutionActions.h"
 #include "session/SessionController.h"
+#include "panels/TensorViewer.h"
+#include "program/TensorData.h"
 #include "windows/MainWindow.h"
 
 using torchir::ui::FxTableModel;
@@ -29,6 +31,24 @@ using torchir::ui::MainWindow;
 namespace {
 // resnet18 loads in well under a second; generous for slow CI machines.
 constexpr int kLoadTimeoutMs = 60000;
+
+/// Zeros of `sizes`, float32, owning their bytes.
+torchir::TensorData zeros(std::vector<int64_t> sizes) {
+  std::size_t count = 1;
+  for (const int64_t size : sizes) count *= static_cast<std::size_t>(size);
+  auto bytes = std::make_shared<std::vector<std::byte>>(count * sizeof(float));
+  torchir::TensorData t;
+  t.dtype = torchir::DType::Float32;
+  t.strides = torchir::TensorData::contiguousStrides(sizes);
+  t.sizes = std::move(sizes);
+  t.storage = std::make_shared<torchir::Storage>(torchir::Storage{bytes->data(), bytes->size(), bytes, "test"});
+  return t;
+}
+
+/// Lays out every widget that asked for it, until none asks again.
+void settleLayouts() {
+  for (int round = 0; round < 10; ++round) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -355,6 +375,26 @@ class TestMainWindow : public QObject {
     QVERIFY(banner->height() >= banner->heightForWidth(banner->width()));  // as many as the text needs
     QVERIFY(banner->width() <= window.width());
     QCOMPARE(window.width(), 640);
+  }
+
+  // What a panel shows does not move the docks' edge: a compared 6-D tensor (a side box and four
+  // index boxes, wider than the dock) leaves the graph and the table their width, as each step's
+  // tensor would otherwise resize and repaint the whole window.
+  void aWideTensorLeavesTheDocksWhereTheyAre() {
+    MainWindow window;
+    window.resize(1000, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    settleLayouts();
+    auto* viewer = window.findChild<torchir::ui::TensorViewer*>();
+    QVERIFY(viewer);
+    const int centralWidth = window.centralWidget()->width();
+    const int viewerWidth = viewer->width();
+    const torchir::TensorData wide = zeros({2, 3, 2, 3, 4, 5});
+    viewer->setCompared(QStringLiteral("layer4.1.conv2"), wide, wide, wide);
+    settleLayouts();
+    QVERIFY2(viewer->minimumSizeHint().width() > viewerWidth, "the tensor's controls fit the dock: the case is not shown");
+    QCOMPARE(window.centralWidget()->width(), centralWidth);
   }
 
   void cleanupTestCase() { QSettings().clear(); }

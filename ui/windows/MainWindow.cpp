@@ -142,6 +142,7 @@ void MainWindow::createCentralWidget() {
 }
 
 void MainWindow::createDocks() {
+  constexpr int kDockMinimumWidth = 200;
   m_arguments = new ArgumentsPanel(this);
   m_tensor = new TensorViewer(this);
   m_diagnosis = new DiagnosisPanel(this);
@@ -150,6 +151,10 @@ void MainWindow::createDocks() {
   auto makeDock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(name);  // saveState() restores docks by object name
+    // A width of its own below which the panel squeezes its content: without it, a panel's
+    // minimum follows what it shows (a compared tensor's side box, a 4-D tensor's index boxes), and
+    // each step that widened it moved the docks' edge, resizing and repainting the whole window.
+    widget->setMinimumWidth(kDockMinimumWidth);
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
