@@ -50,8 +50,8 @@ class CachedTextDelegate : public QStyledItemDelegate {
                         p.decoration.height(), p.decorationPosition, p.direction, p.alignment);
     }
   };
-  /// The text's rectangle for `opt`, relative to the cell: the style lays out a stand-in text for it,
-  /// once per placement (a table has a few: its columns' widths by its row height).
+  /// Where the style puts the text in `opt`'s cell. The style lays out a stand-in text for it once
+  /// per placement (a table has a few: its columns' widths by its row height), kept relative to the cell.
   QRect textArea(const QStyleOptionViewItem& opt, const QStyle* style) const;
 
   /// Empties the caches when the view's font or style is not the one they were made with.

@@ -43,4 +43,15 @@ void returnFreedMemoryWhenQuiet() {
   timer->start(kQuietMs);
 }
 
+void releaseThenReturnFreedMemory(std::shared_ptr<const void> object) {
+  if (!object) return;
+  returnFreedMemoryWhenQuiet();
+  backgroundPool()->start([held = std::move(object)]() mutable {
+    torchir::lowerThisThreadPriority();
+    held.reset();
+    // The timer lives on the GUI thread: restarted there, from the end of the frees.
+    QMetaObject::invokeMethod(QCoreApplication::instance(), &returnFreedMemoryWhenQuiet, Qt::QueuedConnection);
+  });
+}
+
 }  // namespace torchir::ui

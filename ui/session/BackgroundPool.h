@@ -1,4 +1,6 @@
 #pragma once
+#include <memory>
+
 class QThreadPool;
 
 namespace torchir::ui {
@@ -14,5 +16,10 @@ QThreadPool* backgroundPool();
 /// engine's thread, are done, and the window has stopped drawing the new one. Call it on the GUI
 /// thread.
 void returnFreedMemoryWhenQuiet();
+
+/// Drops `object` on the pool (as releaseInBackground does), then gives its memory back once quiet:
+/// the quiet period starts again when its frees are done, however long a loaded machine takes over
+/// them. Call it on the GUI thread.
+void releaseThenReturnFreedMemory(std::shared_ptr<const void> object);
 
 }  // namespace torchir::ui
