@@ -85,6 +85,8 @@ void FxTableModel::setRows(std::shared_ptr<const FxCells> cells) {
   // A 100k-node program's rows and records are a quarter of a second of frees.
   releaseInBackground(std::exchange(m_rows, cells ? std::move(cells) : std::make_shared<const FxCells>()));
   destroyInBackground(std::exchange(m_run, RunStates(m_rows->size())));
+  // Another program's rows: a comparison describes the rows it was made on (and holds their program).
+  releaseInBackground(std::exchange(m_comparison, nullptr));
   m_textsMade = false;
   m_marks = {};
   m_pending.assign(m_rows->size(), 0);

@@ -34,6 +34,7 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
     clear();
     return;
   }
+  const bool hadComparison = m_comparison != nullptr;
   forgetRun();
   m_program = std::move(program);
   m_call = call;
@@ -51,10 +52,12 @@ void SessionController::setProgram(torchir::ui::LoadedProgramPtr program, const 
        /*needsDebugger=*/false);
   setState(RunState::Starting);
   Q_EMIT marksChanged();
+  if (hadComparison) Q_EMIT comparisonChanged();  // the views let go of it, and of the program it holds
 }
 
 void SessionController::clear() {
   const bool hadProgram = m_program != nullptr;
+  const bool hadComparison = m_comparison != nullptr;
   forgetRun();
   m_program.reset();
   forgetAnnotations();
@@ -62,6 +65,7 @@ void SessionController::clear() {
   post(0, [](EngineJob& job) { job.setDebugger(nullptr); }, /*needsDebugger=*/false);
   setState(RunState::Empty);
   if (hadProgram) Q_EMIT marksChanged();
+  if (hadComparison) Q_EMIT comparisonChanged();  // the views let go of it, and of the program it holds
 }
 
 int SessionController::nodeCount() const {
