@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QPointer>
+#include <QThread>
 #include <QThreadPool>
 #include <QTimer>
 
@@ -26,12 +27,18 @@ Q_GLOBAL_STATIC(JoinedPool, studioBackgroundPool)
 QThreadPool* backgroundPool() { return studioBackgroundPool(); }
 
 void returnFreedMemoryWhenQuiet() {
-  // Long enough for a 100k-op program's frees (about a second on a loaded machine) and its new
-  // program's first view; a second program opened meanwhile puts it off again.
+  QCoreApplication* app = QCoreApplication::instance();
+  if (!app) return;  // after the application: nothing left to draw, or to time
+  if (QThread::currentThread() != app->thread()) {  // the timer is the GUI thread's
+    QMetaObject::invokeMethod(app, &returnFreedMemoryWhenQuiet, Qt::QueuedConnection);
+    return;
+  }
+  // Long enough for the new program's first view and the rest of the old one's frees (its run's,
+  // on the engine's thread); a second program freed meanwhile puts it off again.
   constexpr int kQuietMs = 3000;
   static QPointer<QTimer> timer;  // goes with the application it belongs to
   if (!timer) {
-    timer = new QTimer(QCoreApplication::instance());
+    timer = new QTimer(app);
     timer->setSingleShot(true);
     QObject::connect(timer, &QTimer::timeout, [] {
       backgroundPool()->start([] {
@@ -41,17 +48,6 @@ void returnFreedMemoryWhenQuiet() {
     });
   }
   timer->start(kQuietMs);
-}
-
-void releaseThenReturnFreedMemory(std::shared_ptr<const void> object) {
-  if (!object) return;
-  returnFreedMemoryWhenQuiet();
-  backgroundPool()->start([held = std::move(object)]() mutable {
-    torchir::lowerThisThreadPriority();
-    held.reset();
-    // The timer lives on the GUI thread: restarted there, from the end of the frees.
-    QMetaObject::invokeMethod(QCoreApplication::instance(), &returnFreedMemoryWhenQuiet, Qt::QueuedConnection);
-  });
 }
 
 }  // namespace torchir::ui

@@ -1,6 +1,4 @@
 #pragma once
-#include <memory>
-
 class QThreadPool;
 
 namespace torchir::ui {
@@ -11,15 +9,10 @@ namespace torchir::ui {
 /// Work on it lowers its own thread's priority (lowerThisThreadPriority).
 QThreadPool* backgroundPool();
 
-/// Gives the memory a replaced program freed back to the system (returnFreedMemory), on the pool,
-/// once no call has come for a few seconds: by then its frees, spread over the pool and the
-/// engine's thread, are done, and the window has stopped drawing the new one. Call it on the GUI
-/// thread.
+/// Gives the memory a freed program leaves back to the system (returnFreedMemory), on the pool,
+/// once no call has come for a few seconds: the window has stopped drawing the program that
+/// replaced it by then. Callable from any thread: the program's last reference goes on the pool,
+/// the engine's thread or the GUI thread, whichever lets go last.
 void returnFreedMemoryWhenQuiet();
-
-/// Drops `object` on the pool (as releaseInBackground does), then gives its memory back once quiet:
-/// the quiet period starts again when its frees are done, however long a loaded machine takes over
-/// them. Call it on the GUI thread.
-void releaseThenReturnFreedMemory(std::shared_ptr<const void> object);
 
 }  // namespace torchir::ui

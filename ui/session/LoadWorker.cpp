@@ -5,6 +5,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "formats/DeferredRelease.h"
 #include "program/LoadError.h"
 #include "formats/ProgramLoader.h"
+#include "session/BackgroundPool.h"
 #include "session/OneLine.h"
 #include "session/ProgramFiles.h"
 
@@ -69,7 +71,11 @@ void LoadWorker::load(quint64 requestId, const OpenRequest& request) {
   // The readers' JSON documents are freed after the program is on its way to the window.
   const torchir::DeferredReleaseScope deferred;
   try {
-    auto result = std::make_shared<LoadedProgram>();
+    // Its memory goes back to the system once it is freed, wherever its last reference goes.
+    std::shared_ptr<LoadedProgram> result(new LoadedProgram(), [](const LoadedProgram* program) {
+      delete program;
+      returnFreedMemoryWhenQuiet();
+    });
     result->request = request;
     if (!request.capturePath.isEmpty()) {
       const std::string capture = QFile::encodeName(request.capturePath).toStdString();

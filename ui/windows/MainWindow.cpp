@@ -42,7 +42,7 @@
 #include "panels/ProblemsPanel.h"
 #include "panels/TensorViewer.h"
 #include "session/AsyncProgramLoader.h"
-#include "session/BackgroundPool.h"
+#include "session/BackgroundRelease.h"
 #include "session/BreakpointStore.h"
 #include "session/NextTurn.h"
 #include "session/ExecutionActions.h"
@@ -386,7 +386,7 @@ void MainWindow::showProgram(const torchir::ui::LoadedProgramPtr& program) {
     if (m_program == shown.lock()) startSession();
   });
   // Every view has let go of the previous program by now: this is the last reference here.
-  releaseThenReturnFreedMemory(std::move(previous));  // once it, its layout and its run are freed
+  releaseInBackground(std::move(previous));
   // The window's own texts a turn later: the title alone costs 4–8 ms (Xlib converts it), on top
   // of a turn that has reset a 170k-row table.
   inNextTurn(this, [this, shown = std::weak_ptr<const LoadedProgram>(program)] {
