@@ -108,6 +108,25 @@ bool sameInk(const QList<Ink>& a, const QList<Ink>& b, bool say = true) {
   return true;
 }
 
+/// A table view whose cell options a test can take, as the view makes them for its paint.
+struct OptionsView : QTableView {
+  QStyleOptionViewItem optionFor(const QModelIndex& index) const {
+    QStyleOptionViewItem option;
+    initViewItemOption(&option);
+    option.rect = visualRect(index);
+    return option;
+  }
+};
+
+/// One cell painted by `delegate` with `option` on white: the whole picture, pixel for pixel.
+QImage paintCell(const QAbstractItemDelegate& delegate, const QStyleOptionViewItem& option, const QModelIndex& index) {
+  QImage image(option.rect.size() + QSize(2, 2), QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  delegate.paint(&painter, option, index);
+  return image;
+}
+
 }  // namespace
 
 class TestCachedTextDelegate : public QObject {
@@ -139,6 +158,48 @@ class TestCachedTextDelegate : public QObject {
     qt.view.setColumnWidth(1, 400);
     cached.view.setColumnWidth(1, 400);
     QVERIFY(sameInk(cached.ink(), qt.ink()));
+  }
+
+  // What is not text (background brushes, selection, the focus frame, icons) is Qt's own
+  // delegate's to the pixel, in every state a cell is painted in. The texts are drawn in a
+  // transparent pen, so the pictures differ only if a cell's background or frame does.
+  void everythingButTheTextIsQtsToThePixel() {
+    QStandardItemModel model(2, 2);
+    OptionsView view;
+    view.setModel(&model);
+    view.setAlternatingRowColors(true);
+    view.setColumnWidth(0, 160);
+    view.setColumnWidth(1, 60);
+    for (int row = 0; row < 2; ++row)
+      for (int column = 0; column < 2; ++column) {
+        auto* item = new QStandardItem(QStringLiteral("aten.convolution.default, (x, w)").repeated(row + 1));
+        item->setForeground(Qt::transparent);
+        if (column == 1) item->setBackground(QColor(0xff, 0xe0, 0xb2));
+        if (row == 1 && column == 0) item->setIcon(dot());
+        model.setItem(row, column, item);
+      }
+    const QStyledItemDelegate qt;
+    const CachedTextDelegate cached;
+    const QStyle::State states[] = {QStyle::State_None, QStyle::State_Selected, QStyle::State_HasFocus,
+                                    QStyle::State_Selected | QStyle::State_HasFocus};
+    int compared = 0;
+    for (int row = 0; row < 2; ++row)
+      for (int column = 0; column < 2; ++column)
+        for (const QStyle::State state : states)
+          for (const bool alternate : {false, true}) {
+            const QModelIndex index = model.index(row, column);
+            QStyleOptionViewItem option = view.optionFor(index);
+            option.rect.moveTo(1, 1);
+            option.state |= state;
+            option.palette.setColor(QPalette::HighlightedText, Qt::transparent);  // a selected cell's text
+            if (alternate) option.features |= QStyleOptionViewItem::Alternate;
+            // twice: the second paint places the text from the cache
+            for (int paint = 0; paint < 2; ++paint) {
+              QCOMPARE(paintCell(cached, option, index), paintCell(qt, option, index));
+              ++compared;
+            }
+          }
+    QCOMPARE(compared, 64);
   }
 };
 

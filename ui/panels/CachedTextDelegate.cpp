@@ -41,17 +41,27 @@ const QStaticText& CachedTextDelegate::laidOut(const QString& text, int width, c
   return *made;
 }
 
-QRect CachedTextDelegate::textArea(const QStyleOptionViewItem& opt, const QStyle* style) const {
-  const Placement key{opt.rect.size(), static_cast<int>(opt.features), opt.decorationSize,
-                      static_cast<int>(opt.decorationPosition), static_cast<int>(opt.direction),
-                      static_cast<int>(opt.displayAlignment)};
-  if (const auto it = m_areas.constFind(key); it != m_areas.constEnd()) return it->translated(opt.rect.topLeft());
-  // Laid out from a one-character stand-in: the rectangle does not depend on the text when the
-  // cell is painted, only on its icon, check box and margins.
-  QStyleOptionViewItem standIn = opt;
-  standIn.text = QStringLiteral(" ");
+QRect CachedTextDelegate::textArea(const QStyleOptionViewItem& opt, const QString& text, const QStyle* style) const {
   const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, opt.widget) + 1;
-  const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &standIn, opt.widget).adjusted(margin, 0, -margin, 0);
+  const auto placed = [&](const QString& placedText) {
+    QStyleOptionViewItem placing = opt;
+    placing.text = placedText;
+    return style->subElementRect(QStyle::SE_ItemViewItemText, &placing, opt.widget).adjusted(margin, 0, -margin, 0);
+  };
+  // A table's cell (the selection drawn across it, its icon at a side, one line) gives its text
+  // the cell's room whatever the text. Elsewhere the room is the text's own size: placed each time.
+  const bool roomOfTheCell = opt.showDecorationSelected && opt.decorationPosition != QStyleOptionViewItem::Bottom &&
+                             !(opt.features & QStyleOptionViewItem::WrapText);
+  if (!roomOfTheCell) return placed(text);
+  const Placement key{opt.rect.size(),
+                      static_cast<int>(opt.features),
+                      opt.decorationSize,
+                      static_cast<int>(opt.decorationPosition),
+                      static_cast<int>(opt.direction),
+                      static_cast<int>(opt.displayAlignment),
+                      static_cast<int>(opt.state)};  // a style sheet may pad a selected or hovered cell
+  if (const auto it = m_areas.constFind(key); it != m_areas.constEnd()) return it->translated(opt.rect.topLeft());
+  const QRect area = placed(QStringLiteral(" "));  // any text: the room does not depend on it
   if (m_areas.size() >= 1024) m_areas.clear();  // columns resized many times over: start again
   m_areas.insert(key, area.translated(-opt.rect.topLeft()));
   return area;
@@ -73,10 +83,10 @@ void CachedTextDelegate::paint(QPainter* painter, const QStyleOptionViewItem& op
   QStyle* style = widget ? widget->style() : QApplication::style();
   forgetIfChanged(opt.font, style);
   const QString text = std::exchange(opt.text, QString());
-  const QRect area = text.isEmpty() ? QRect() : textArea(opt, style);
+  const QRect area = text.isEmpty() ? QRect() : textArea(opt, text, style);
   // Everything but the text, as the default delegate draws it. Without a display feature the style
   // does not lay out the (empty) text to place it: three times a cell, a third of a table's paint.
-  // The focused cell keeps it, as its focus frame is drawn around the text's place.
+  // The focused cell keeps it, for the style to place the focus frame from the text's room as ever.
   if (!(opt.state & QStyle::State_HasFocus)) opt.features &= ~QStyleOptionViewItem::HasDisplay;
   style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
   if (text.isEmpty() || area.width() <= 0) return;

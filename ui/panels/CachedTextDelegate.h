@@ -33,7 +33,7 @@ class CachedTextDelegate : public QStyledItemDelegate {
   /// `text` elided to `width` in `font` and laid out, made once per text, width and font (a view elides one way).
   const QStaticText& laidOut(const QString& text, int width, const QFont& font, Qt::TextElideMode mode) const;
 
-  /// What decides where a style puts a cell's text within the cell (not the text itself).
+  /// What decides where a style puts a table cell's text within the cell (not the text itself).
   struct Placement {
     QSize cell;
     int features;
@@ -41,18 +41,21 @@ class CachedTextDelegate : public QStyledItemDelegate {
     int decorationPosition;
     int direction;
     int alignment;
+    int state;
     bool operator==(const Placement& o) const {
       return cell == o.cell && features == o.features && decoration == o.decoration &&
-             decorationPosition == o.decorationPosition && direction == o.direction && alignment == o.alignment;
+             decorationPosition == o.decorationPosition && direction == o.direction && alignment == o.alignment &&
+             state == o.state;
     }
     friend size_t qHash(const Placement& p, size_t seed = 0) {
       return qHashMulti(seed, p.cell.width(), p.cell.height(), p.features, p.decoration.width(),
-                        p.decoration.height(), p.decorationPosition, p.direction, p.alignment);
+                        p.decoration.height(), p.decorationPosition, p.direction, p.alignment, p.state);
     }
   };
-  /// Where the style puts the text in `opt`'s cell. The style lays out a stand-in text for it once
-  /// per placement (a table has a few: its columns' widths by its row height), kept relative to the cell.
-  QRect textArea(const QStyleOptionViewItem& opt, const QStyle* style) const;
+  /// Where the style puts `text` in `opt`'s cell. In a table's cell that does not depend on the
+  /// text: laid out once per placement (a table has a few: its columns' widths by its row height)
+  /// and kept relative to the cell.
+  QRect textArea(const QStyleOptionViewItem& opt, const QString& text, const QStyle* style) const;
 
   /// Empties the caches when the view's font or style is not the one they were made with.
   void forgetIfChanged(const QFont& font, const QStyle* style) const;
