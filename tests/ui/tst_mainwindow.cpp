@@ -1,5 +1,6 @@
 // MainWindow end to end: background loading fills the table; a bad file is reported inline and
 // leaves the shown program in place.
+#include <QAction>
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QLabel>
@@ -7,6 +8,7 @@
 #include <QMimeData>
 #include <QUrl>
 #include <QRandomGenerator>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -21,6 +23,7 @@
 #include "graph/GraphPanel.h"
 #include "session/ExecutionActions.h"
 #include "session/SessionController.h"
+#include "panels/ControlStrip.h"
 #include "panels/TensorViewer.h"
 #include "program/TensorData.h"
 #include "windows/MainWindow.h"
@@ -317,6 +320,38 @@ class TestMainWindow : public QObject {
     QVERIFY(!window.executionActions()->runToSelected()->isEnabled());
   }
 
+  // A compared program that another one replaces is freed, comparison and all: no view keeps the
+  // comparison (which holds its program), and the table shows no metric of it on the new rows.
+  void aReplacedComparedProgramIsFreed() {
+    MainWindow window;
+    window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
+                                 window.session()->state() == torchir::ui::RunState::Ready,
+                             kLoadTimeoutMs);
+    auto* withFloat64 = window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"));
+    QVERIFY(withFloat64);
+    withFloat64->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->comparison() && window.session()->state() != torchir::ui::RunState::Running,
+                             kLoadTimeoutMs);
+    auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
+    const int maxAbs = FxTableModel::MaxAbs;
+    const auto metricShown = [&] {
+      for (int row = 0; row < table->model()->rowCount(); ++row)
+        if (!table->model()->index(row, maxAbs).data().toString().isEmpty()) return true;
+      return false;
+    };
+    QVERIFY(metricShown());  // the case: the table shows the comparison
+    std::weak_ptr<const torchir::ui::LoadedProgram> compared = window.program();
+
+    window.openFile(torchir::test::fixturePath(QStringLiteral("topk"), QStringLiteral(".pt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
+                                 window.program()->request.path.contains(QStringLiteral("topk")) &&
+                                 window.session()->state() == torchir::ui::RunState::Ready,
+                             kLoadTimeoutMs);
+    QVERIFY(!metricShown());
+    QTRY_VERIFY_WITH_TIMEOUT(compared.expired(), kLoadTimeoutMs);  // its frees run on a pool thread
+  }
+
   // resnet18's table starts with 122 placeholders: when the session is ready, the table shows the
   // node the run starts at, and the placeholders above it are inputs, not "done".
   void readyShowsWhereTheRunStarts() {
@@ -379,7 +414,7 @@ class TestMainWindow : public QObject {
 
   // What a panel shows does not move the docks' edge: a compared 6-D tensor (a side box and four
   // index boxes, wider than the dock) leaves the graph and the table their width, as each step's
-  // tensor would otherwise resize and repaint the whole window.
+  // tensor would otherwise resize and repaint the whole window. Its controls scroll, whole.
   void aWideTensorLeavesTheDocksWhereTheyAre() {
     MainWindow window;
     window.resize(1000, 700);
@@ -387,14 +422,17 @@ class TestMainWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     settleLayouts();
     auto* viewer = window.findChild<torchir::ui::TensorViewer*>();
-    QVERIFY(viewer);
+    auto* strip = viewer ? viewer->findChild<torchir::ui::ControlStrip*>() : nullptr;
+    QVERIFY(strip);
     const int centralWidth = window.centralWidget()->width();
-    const int viewerWidth = viewer->width();
     const torchir::TensorData wide = zeros({2, 3, 2, 3, 4, 5});
     viewer->setCompared(QStringLiteral("layer4.1.conv2"), wide, wide, wide);
     settleLayouts();
-    QVERIFY2(viewer->minimumSizeHint().width() > viewerWidth, "the tensor's controls fit the dock: the case is not shown");
+    const QWidget* controls = strip->widget();
+    QVERIFY2(controls->minimumSizeHint().width() > strip->width(), "the tensor's controls fit the dock: the case is not shown");
     QCOMPARE(window.centralWidget()->width(), centralWidth);
+    QVERIFY(strip->horizontalScrollBar()->maximum() > 0);  // the last controls are a scroll away
+    QVERIFY(strip->viewport()->height() >= controls->minimumSizeHint().height());  // none cut short
   }
 
   void cleanupTestCase() { QSettings().clear(); }

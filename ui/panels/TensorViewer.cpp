@@ -21,6 +21,7 @@
 #include <cmath>
 #include <exception>
 
+#include "panels/ControlStrip.h"
 #include "panels/ShapeText.h"
 #include "panels/TensorPlots.h"
 #include "panels/TensorSliceModel.h"
@@ -48,6 +49,7 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   m_title = new QLabel(this);
   m_title->setObjectName(QStringLiteral("tensorTitle"));
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_title->setWordWrap(true);  // a long node name takes a second line, not the dock's width
   m_statsLabel = new QLabel(this);
   m_statsLabel->setObjectName(QStringLiteral("tensorStats"));
   m_statsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -82,7 +84,9 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   m_side->hide();
   connect(m_side, &QComboBox::activated, this, &TensorViewer::sideChosen);
 
-  auto* axes = new QHBoxLayout;
+  auto* axesRow = new QWidget;
+  auto* axes = new QHBoxLayout(axesRow);
+  axes->setContentsMargins(0, 0, 0, 0);
   axes->addWidget(m_side);
   axes->addWidget(new QLabel(tr("Rows"), this));
   axes->addWidget(m_rowAxis);
@@ -121,7 +125,8 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   layout->addWidget(m_title);
   layout->addWidget(m_statsLabel);
   layout->addWidget(m_quantLabel);
-  layout->addLayout(axes);
+  // A 4-D tensor compared with its reference has more controls than a dock is wide: they scroll.
+  layout->addWidget(new ControlStrip(axesRow, this));
   layout->addWidget(m_tabs, 1);
   clear();
 }
