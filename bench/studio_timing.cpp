@@ -67,9 +67,13 @@ long long residentAnonymousKiB() {
   return -1;
 }
 
+/// The event loop left to run for `ms`, the window idle: what work already set off does meanwhile
+/// (background results arriving and painted, frees) counts in the stalls measured.
+void idleFor(int ms) { waitFor([] { return false; }, ms); }
+
 /// What the end of a run sets off (the docks' values computed in the background, arriving, and
-/// painted) belongs to that run's stalls too: measured until then.
-void settle() { waitFor([] { return false; }, 500); }
+/// painted) belongs to that run's stalls too.
+constexpr int kSettleMs = 500;
 
 void report(const char* key, double ms) {
   std::printf("%s %.1f\n", key, ms);
@@ -147,7 +151,7 @@ int main(int argc, char** argv) {
   window.executionActions()->continueRun()->trigger();
   waitFor([&] { return window.session()->state() == RunState::Finished || window.session()->state() == RunState::Failed; },
           300000);
-  settle();
+  idleFor(kSettleMs);
   report("stall_run_big", stalls.longestStallMs());
 
   // Compare › With float64 through the whole big program: a run in lockstep with its shadow, the
@@ -161,18 +165,18 @@ int main(int argc, char** argv) {
     waitFor([&] { return window.session()->state() != RunState::Running && window.session()->comparison(); }, 600000);
     QCoreApplication::processEvents();
     report("compare_big", static_cast<double>(t.nsecsElapsed()) / 1e6);
-    settle();
+    idleFor(kSettleMs);
     report("stall_compare_big", stalls.longestStallMs());
   }
 
   // STEP.pt2 in place of BIG.pt2: the big program's frees, on the pool and the engine's thread, and
-  // the trim that gives their memory back (returnFreedMemoryWhenQuiet, 3 s after the replace). The
-  // window stays idle after the load, so what stalls it is that work alone.
+  // the trim that gives their memory back (returnFreedMemoryWhenQuiet, 3 s after the program is
+  // freed). The window stays idle after the load, so what stalls it is that work alone.
   stalls.resetLongest();
   window.openFile(small);
   if (!waitFor([&] { return window.session()->state() == RunState::Ready && window.currentPath() == small; }, 120000))
     return 1;
-  waitFor([] { return false; }, 4500);
+  idleFor(4500);
   report("stall_replace", stalls.longestStallMs());
 
   std::vector<double> overhead;
@@ -205,9 +209,9 @@ int main(int argc, char** argv) {
   waitFor([&] { return window.session()->state() == RunState::Finished; }, 120000);
   report("stall_run", stalls.longestStallMs());
   // The big program was replaced a while ago: what the process still holds of it. The studio gives
-  // back what its frees left 3 s after STEP.pt2 was shown (returnFreedMemoryWhenQuiet), so before
-  // the steps above; the wait leaves time for frees and a trim that ran late.
-  waitFor([] { return false; }, 5000);
+  // back what its frees left 3 s after they end (returnFreedMemoryWhenQuiet), usually before the
+  // steps above; the wait leaves time for frees and a trim that ran late.
+  idleFor(5000);
   report("resident_mib_after_replace", static_cast<double>(residentAnonymousKiB()) / 1024.0);
   return 0;
 }
