@@ -48,6 +48,11 @@ torchir::TensorData zeros(std::vector<int64_t> sizes) {
   return t;
 }
 
+/// The window's program is the session's, and the session is ready to run it.
+bool sessionReady(const MainWindow& window) {
+  return window.session()->program() == window.program() && window.session()->state() == torchir::ui::RunState::Ready;
+}
+
 /// Lays out every widget that asked for it, until none asks again.
 void settleLayouts() {
   for (int round = 0; round < 10; ++round) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
@@ -301,9 +306,7 @@ class TestMainWindow : public QObject {
     MainWindow window;
     const QString topk = torchir::test::fixturePath(QStringLiteral("topk"), QStringLiteral(".pt2"));
     window.openFile(topk);
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
-                                 window.session()->state() == torchir::ui::RunState::Ready,
-                             kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(sessionReady(window), kLoadTimeoutMs);
     window.executionActions()->step()->trigger();  // F10: topk, then getitem and getitem_1 are passed
     QTRY_COMPARE_WITH_TIMEOUT(window.session()->state(), torchir::ui::RunState::Paused, kLoadTimeoutMs);
     QCOMPARE(QString::fromStdString(window.program()->program.node(window.session()->marks().current).name),
@@ -325,9 +328,7 @@ class TestMainWindow : public QObject {
   void aReplacedComparedProgramIsFreed() {
     MainWindow window;
     window.openFile(torchir::test::fixturePath(QStringLiteral("mlp"), QStringLiteral(".pt2")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
-                                 window.session()->state() == torchir::ui::RunState::Ready,
-                             kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(sessionReady(window), kLoadTimeoutMs);
     auto* withFloat64 = window.findChild<QAction*>(QStringLiteral("actionCompareFloat64"));
     QVERIFY(withFloat64);
     withFloat64->trigger();
@@ -360,9 +361,7 @@ class TestMainWindow : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.openFile(torchir::test::fixturePath(QStringLiteral("resnet18"), QStringLiteral(".pt2")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->program() == window.program() &&
-                                 window.session()->state() == torchir::ui::RunState::Ready,
-                             kLoadTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(sessionReady(window), kLoadTimeoutMs);
     auto* table = window.findChild<QTableView*>(QStringLiteral("fxTable"));
     QVERIFY(table);
     const torchir::NodeId first = window.session()->marks().current;

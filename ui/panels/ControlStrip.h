@@ -4,8 +4,9 @@
 namespace torchir::ui {
 
 /// A row of controls that scrolls sideways when its panel is narrower than the row, instead of
-/// widening the panel's dock (which resizes the whole window) or cutting controls off. It is as tall
-/// as the row, and the scroll bar's height more while the scroll bar shows.
+/// widening the panel's dock (which resizes the whole window) or cutting controls off. Its height
+/// is the row's and the scroll bar's whether or not the scroll bar shows: a strip that grew and
+/// shrank with it would lay out and repaint the whole panel as tensors of other ranks came and went.
 class ControlStrip : public QScrollArea {
  public:
   /// Shows `row` (a widget with a horizontal layout of controls), which it takes.
@@ -14,13 +15,8 @@ class ControlStrip : public QScrollArea {
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
 
- protected:
-  void resizeEvent(QResizeEvent* event) override;
-  bool eventFilter(QObject* watched, QEvent* event) override;
-
  private:
-  /// The row's height at `width`, with the scroll bar's if the row's controls need more.
-  int heightAt(int width) const;
+  int stripHeight() const;
 };
 
 }  // namespace torchir::ui
