@@ -15,6 +15,7 @@ ArgumentsPanel::ArgumentsPanel(QWidget* parent) : QWidget(parent), m_model(new A
   m_title = new QLabel(this);
   m_title->setObjectName(QStringLiteral("nodeTitle"));
   m_title->setTextFormat(Qt::RichText);
+  m_title->setWordWrap(true);  // a long node name takes a second line, not the dock's width
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("nodeStatus"));
   m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);

@@ -129,6 +129,10 @@ TensorViewer::TensorViewer(QWidget* parent) : QWidget(parent), m_slice(new Tenso
   layout->addWidget(new ControlStrip(axesRow, this));
   layout->addWidget(m_tabs, 1);
   clear();
+  // As wide as its controls with no tensor shown, which is where its dock starts; a tensor with
+  // more controls (a compared side, index boxes) scrolls them instead of widening the dock.
+  const QMargins margins = layout->contentsMargins();
+  setMinimumWidth(margins.left() + axesRow->minimumSizeHint().width() + margins.right());
 }
 
 void TensorViewer::setTensor(const QString& title, const torchir::TensorData& tensor,

@@ -1,5 +1,7 @@
 #include "windows/MainWindow.h"
 
+#include <algorithm>
+
 #include "session/PythonSettings.h"
 #include "windows/PythonPreferencesDialog.h"
 
@@ -142,7 +144,7 @@ void MainWindow::createCentralWidget() {
 }
 
 void MainWindow::createDocks() {
-  constexpr int kDockMinimumWidth = 200;
+  static constexpr int kDockMinimumWidth = 200;
   m_arguments = new ArgumentsPanel(this);
   m_tensor = new TensorViewer(this);
   m_diagnosis = new DiagnosisPanel(this);
@@ -154,7 +156,7 @@ void MainWindow::createDocks() {
     // A width of its own below which the panel squeezes its content: without it, a panel's
     // minimum follows what it shows (a compared tensor's side box, a 4-D tensor's index boxes), and
     // each step that widened it moved the docks' edge, resizing and repainting the whole window.
-    widget->setMinimumWidth(kDockMinimumWidth);
+    widget->setMinimumWidth(std::max(kDockMinimumWidth, widget->minimumWidth()));
     dock->setWidget(widget);
     addDockWidget(area, dock);
     return dock;
