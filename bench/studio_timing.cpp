@@ -16,11 +16,14 @@
 //   stall_run       the longest stall while STEP.pt2 runs to the end (Continue)
 // and one in MiB:
 //   resident_mib_after_replace  the process's resident heap memory 5 s later, BIG.pt2 long replaced
+// Tracing, on stderr: TORCHIR_STALL_TRACE=MS prints each stall of MS or more and when each
+// measurement ended; TORCHIR_EVENT_TRACE=MS prints each event that long (see TracingApplication).
 #include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QPointer>
+#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -75,16 +78,50 @@ void idleFor(int ms) { waitFor([] { return false; }, ms); }
 /// painted) belongs to that run's stalls too.
 constexpr int kSettleMs = 500;
 
+double secondsOn(clockid_t clock) {
+  timespec now{};
+  clock_gettime(clock, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
 void report(const char* key, double ms) {
   std::printf("%s %.1f\n", key, ms);
   std::fflush(stdout);
   // Beside the stall monitor's trace: when each measurement ended, on the same clock.
-  if (qEnvironmentVariableIsSet("TORCHIR_STALL_TRACE")) {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    std::fprintf(stderr, "%s done, monotonic %.6f\n", key, static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9);
-  }
+  if (qEnvironmentVariableIsSet("TORCHIR_STALL_TRACE") || qEnvironmentVariableIsSet("TORCHIR_EVENT_TRACE"))
+    std::fprintf(stderr, "%s done, monotonic %.6f\n", key, secondsOn(CLOCK_MONOTONIC));
 }
+
+/// With TORCHIR_EVENT_TRACE=MS set, every event the GUI thread takes MS or longer to handle is
+/// printed to stderr: when it began (the stall trace's clock), its nesting depth, type and receiver,
+/// and the thread's CPU time in it. A stall is then pinned to the event and widget that made it,
+/// and wall time well over CPU time means the thread waited (a lock, the X server) or was preempted.
+class TracingApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (m_traceFromMs <= 0 || QThread::currentThread() != thread()) return QApplication::notify(receiver, event);
+    // Named before delivery: a DeferredDelete frees the receiver.
+    const QByteArray receiverName = QByteArray(receiver->metaObject()->className()) + "/" + receiver->objectName().toLatin1();
+    const int type = event->type();
+    const double start = secondsOn(CLOCK_MONOTONIC);
+    const double startCpu = secondsOn(CLOCK_THREAD_CPUTIME_ID);
+    ++m_depth;
+    const bool handled = QApplication::notify(receiver, event);
+    --m_depth;
+    const double ms = (secondsOn(CLOCK_MONOTONIC) - start) * 1e3;
+    if (ms >= m_traceFromMs) {
+      const double cpuMs = (secondsOn(CLOCK_THREAD_CPUTIME_ID) - startCpu) * 1e3;
+      std::fprintf(stderr, "event %.1f ms, monotonic %.6f, depth %d, type %d, %s, cpu %.1f ms\n", ms, start, m_depth, type, receiverName.constData(), cpuMs);
+    }
+    return handled;
+  }
+
+ private:
+  double m_traceFromMs = qgetenv("TORCHIR_EVENT_TRACE").toDouble();
+  int m_depth = 0;
+};
 
 }  // namespace
 
@@ -92,7 +129,7 @@ int main(int argc, char** argv) {
   QElapsedTimer sinceMain;
   sinceMain.start();
   torchir::tuneAllocator();  // as the studio does
-  QApplication app(argc, argv);
+  TracingApplication app(argc, argv);
   if (argc < 3) {
     std::fprintf(stderr, "usage: studio_timing BIG.pt2 STEP.pt2 [STEPS]\n");
     return 2;
