@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QUrl>
 #include <QRandomGenerator>
 #include <QScrollBar>
@@ -52,6 +53,15 @@ torchir::TensorData zeros(std::vector<int64_t> sizes) {
 bool sessionReady(const MainWindow& window) {
   return window.session()->program() == window.program() && window.session()->state() == torchir::ui::RunState::Ready;
 }
+
+/// Counts the paints of the widgets it watches.
+struct PaintCounter : QObject {
+  int count = 0;
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++count;
+    return false;
+  }
+};
 
 /// Lays out every widget that asked for it, until none asks again.
 void settleLayouts() {
@@ -432,6 +442,30 @@ class TestMainWindow : public QObject {
     QCOMPARE(window.centralWidget()->width(), centralWidth);
     QVERIFY(strip->horizontalScrollBar()->maximum() > 0);  // the last controls are a scroll away
     QVERIFY(strip->viewport()->height() >= controls->minimumSizeHint().height());  // none cut short
+  }
+
+  // QProgressBar::setValue paints the whole window's pending changes at once, inside the report
+  // that brought the value. The bar takes the value there and is painted with the window's next paint.
+  void aProgressReportPaintsTheBarWithTheWindow() {
+    MainWindow window;
+    window.resize(1000, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* bar = window.findChild<QProgressBar*>(QStringLiteral("progressBar"));
+    QVERIFY(bar);
+    bar->show();  // as while a run goes on
+    settleLayouts();
+    PaintCounter paints;
+    bar->installEventFilter(&paints);
+    QTRY_VERIFY(paints.count > 0);  // shown: painted once, on its own turn
+    paints.count = 0;
+
+    Q_EMIT window.session()->progress(3, 10);
+    QCOMPARE(bar->maximum(), 10);
+    QCOMPARE(bar->value(), 3);
+    QCOMPARE(paints.count, 0);  // not inside the report
+    QTRY_VERIFY(paints.count > 0);
+    QVERIFY(bar->updatesEnabled());
   }
 
   void cleanupTestCase() { QSettings().clear(); }

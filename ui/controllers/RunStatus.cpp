@@ -31,10 +31,7 @@ RunStatus::RunStatus(const StudioContext& studio, AsyncProgramLoader* loader)
   connect(loader, &AsyncProgramLoader::loaded, m_progress, &QWidget::hide);
   connect(loader, &AsyncProgramLoader::failed, m_progress, &QWidget::hide);
   connect(&studio.session, &SessionController::stateChanged, this, &RunStatus::onStateChanged);
-  connect(&studio.session, &SessionController::progress, this, [this](int done, int total) {
-    m_progress->setRange(0, total);
-    m_progress->setValue(done);
-  });
+  connect(&studio.session, &SessionController::progress, this, &RunStatus::showProgress);
   connect(&studio.session, &SessionController::stopped, m_progress, &QWidget::hide);
   connect(&studio.session, &SessionController::sessionFailed, this,
           [this](const QString& problem) { m_status->showMessage(tr("Cannot run: %1").arg(problem)); });
@@ -43,6 +40,17 @@ RunStatus::RunStatus(const StudioContext& studio, AsyncProgramLoader* loader)
 void RunStatus::showBusy() {
   m_progress->setRange(0, 0);  // busy: until the first report, there is no fraction to show
   m_progress->show();
+}
+
+void RunStatus::showProgress(int done, int total) {
+  // QProgressBar::setValue paints the window at once, inside the report that brought the value,
+  // and the graph's tints for the same report paint it again a moment later. With its updates off
+  // the bar only takes the value; turning them on again asks for an ordinary paint, which the
+  // window's next one takes in.
+  m_progress->setUpdatesEnabled(false);
+  m_progress->setRange(0, total);
+  m_progress->setValue(done);
+  m_progress->setUpdatesEnabled(true);
 }
 
 void RunStatus::onStateChanged() {

@@ -24,6 +24,7 @@ class RunStatus : public QObject {
 
  private:
   void showBusy();
+  void showProgress(int done, int total);
   void onStateChanged();
 
   SessionController* m_session;
