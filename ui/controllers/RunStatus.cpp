@@ -43,7 +43,8 @@ void RunStatus::showBusy() {
 }
 
 void RunStatus::showProgress(int done, int total) {
-  // QProgressBar::setValue paints the window at once, inside the report that brought the value,
+  if (m_progress->maximum() == total && m_progress->value() == done) return;
+  // QProgressBar::setValue may paint the window at once, inside the report that brought the value,
   // and the graph's tints for the same report paint it again a moment later. With its updates off
   // the bar only takes the value; turning them on again asks for an ordinary paint, which the
   // window's next one takes in.
