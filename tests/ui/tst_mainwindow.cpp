@@ -444,6 +444,23 @@ class TestMainWindow : public QObject {
     QVERIFY(strip->viewport()->height() >= controls->minimumSizeHint().height());  // none cut short
   }
 
+  // The window system's first expose comes before posted layout requests: every panel must be laid
+  // out when show() returns, or the first frame shows stale geometry and the window paints twice.
+  void everyPanelIsLaidOutBeforeTheFirstFrame() {
+    MainWindow window;
+    window.resize(1000, 700);
+    window.show();
+    QMap<QWidget*, QRect> shown;
+    for (QWidget* w : window.findChildren<QWidget*>())
+      if (w->isVisible()) shown.insert(w, w->geometry());
+    settleLayouts();
+    int moved = 0;
+    for (auto it = shown.cbegin(); it != shown.cend(); ++it)
+      if (it.key()->geometry() != it.value()) ++moved;
+    QVERIFY(shown.size() > 50);  // the whole window, docks included
+    QCOMPARE(moved, 0);
+  }
+
   // QProgressBar::setValue paints the whole window's pending changes at once, inside the report
   // that brought the value. The bar takes the value there and is painted with the window's next paint.
   void aProgressReportPaintsTheBarWithTheWindow() {

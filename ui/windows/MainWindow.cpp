@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -286,6 +287,15 @@ void MainWindow::connectSession() {
   connect(m_session, &SessionController::stateChanged, this, &MainWindow::onRunStateChanged);
   connect(m_session, &SessionController::stopped, this, &MainWindow::onStopped);
   connect(m_session, &SessionController::comparisonChanged, this, &MainWindow::showComparison);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // Called before the window is mapped. The window system's first expose is handled before the
+  // layout requests that building the window posted, so the first frame was painted with the
+  // panels' geometry not yet laid out, then laid out and painted whole a second time. Laid out
+  // here, the first frame is the only one. A panel's layout asks its parent's again: a few rounds.
+  for (int round = 0; round < 8; ++round) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -88,6 +88,7 @@ class MainWindow : public QMainWindow {
   void firstViewShown(const QString& path);
 
  protected:
+  void showEvent(QShowEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
