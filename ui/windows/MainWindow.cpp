@@ -8,6 +8,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QShowEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -291,10 +292,12 @@ void MainWindow::connectSession() {
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
-  // Called before the window is mapped. The window system's first expose is handled before the
-  // layout requests that building the window posted, so the first frame was painted with the
-  // panels' geometry not yet laid out, then laid out and painted whole a second time. Laid out
-  // here, the first frame is the only one. A panel's layout asks its parent's again: a few rounds.
+  // show() sends this before the window is mapped (a spontaneous show, such as un-minimizing, finds
+  // the panels laid out already). The window system's first expose is handled before the layout
+  // requests that building the window posted, so the first frame was painted with the panels'
+  // geometry not yet laid out, then laid out and painted whole again. Laid out here, the first
+  // frame shows them where they are. A panel's layout asks its parent's again: a few rounds.
+  if (event->spontaneous()) return;
   for (int round = 0; round < 8; ++round) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
 }
 
