@@ -461,7 +461,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(moved, 0);
   }
 
-  // QProgressBar::setValue paints the whole window's pending changes at once, inside the report
+  // QProgressBar::setValue may paint the whole window's pending changes at once, inside the report
   // that brought the value. The bar takes the value there and is painted with the window's next paint.
   void aProgressReportPaintsTheBarWithTheWindow() {
     MainWindow window;
